@@ -32,10 +32,10 @@ size_t reduction_device_bytes(const struct step *step, size_t n,
     return bytes;
 }
 
-static bool allocate(void **pointer, size_t bytes)
+/* cudaMalloc(0) is allowed but gives NULL; keep one element so every buffer is real. */
+static cudaError_t allocate(void **pointer, size_t bytes)
 {
-    /* cudaMalloc(0) is allowed but gives NULL; keep one element so every buffer is real. */
-    return CUDA_OK(cudaMalloc(pointer, bytes > 0 ? bytes : sizeof(float)));
+    return cudaMalloc(pointer, bytes > 0 ? bytes : sizeof(float));
 }
 
 bool reduction_buffers_create(struct reduction_buffers *buffers, const struct step *step,
