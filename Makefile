@@ -34,22 +34,43 @@ step_dir = $(filter $(1)_%,$(STEP_DIRS))
 STEP_BINARIES := $(addsuffix /run,$(STEP_DIRS))
 STEP_OBJECTS := $(foreach d,$(STEP_DIRS),$(BUILD)/$(d)/host.o $(BUILD)/$(d)/reduce.o)
 
+# bench/: one program that links every step and cub::DeviceReduce::Sum -> bench/run
+BENCH_BINARY := bench/run
+BENCH_OBJECTS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/*.c)) \
+                 $(patsubst %.cu,$(BUILD)/%.o,$(wildcard bench/*.cu))
+BENCH_ARGS ?=
+BENCH_CSV ?=
+STEP ?=
+PROFILE_N ?= 1048576
+SANITIZE_JOBS ?= 4
+
 TEST_BINARY := tests/bin/tests
 TEST_SOURCES := $(wildcard tests/*.c)
 TEST_OBJECTS := $(TEST_SOURCES:%.c=$(BUILD)/%.o) $(BUILD)/common/registry.o
 
-.PHONY: all help test clean $(STEPS)
+.PHONY: all help test clean bench charts profile sanitize $(STEPS)
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 .SECONDARY:
 
-all: $(STEPS)
+all: $(STEPS) $(BENCH_BINARY)
 
 help:
 	@echo "targets:"
 	@echo "  make               build every step (stepNN_<name>/run, with a link stepNN)"
 	@echo "  make stepNN        build one step, e.g. make step05 && ./step05/run"
 	@echo "  make test          build and run the tests (installs Criterion if missing)"
+	@echo "  make bench         on the GPU: time every step and CUB (ladder at n = 2^25, sweep"
+	@echo "                     2^10..2^30, L2 flushed) -> docs/results/<gpu>.csv; a subset for a"
+	@echo "                     quick check: BENCH_ARGS=\"--steps step08,step09 --sizes 20:30\""
+	@echo "                     (written to build/bench/); ./bench/run --help lists the options"
+	@echo "  make charts        anywhere with gnuplot (apt-get install -y gnuplot-nox), from the"
+	@echo "                     committed CSV: docs/ladder.svg, docs/scaling.svg and README.md's"
+	@echo "                     results table; BENCH_CSV=docs/results/<gpu>.csv picks the CSV"
+	@echo "  make profile STEP=NN  on the GPU: Nsight Compute counters of stepNN's first kernel"
+	@echo "                     beside step(NN-1)'s -> docs/results/profile_stepNN.txt"
+	@echo "  make sanitize      on the GPU: compute-sanitizer memcheck, racecheck, synccheck and"
+	@echo "                     initcheck on every step -> docs/results/sanitize.txt"
 	@echo "  make clean         remove what the build made"
 	@echo "steps: $(STEPS)"
 	@echo "variables:"
@@ -57,6 +78,10 @@ help:
 	@echo "  CUDA_HOME=dir      CUDA toolkit (now: $(CUDA_HOME))"
 	@echo "  NVCC=path          CUDA compiler (now: $(NVCC))"
 	@echo "  CC=compiler        host C compiler (now: $(CC))"
+	@echo "  BENCH_ARGS=...     options for bench/run (now: $(or $(BENCH_ARGS),none))"
+	@echo "  BENCH_CSV=file     the CSV make charts draws (now: $(or $(BENCH_CSV),the one in docs/results))"
+	@echo "  PROFILE_N=n        elements for make profile (now: $(PROFILE_N))"
+	@echo "  SANITIZE_JOBS=j    sanitizer runs at once (now: $(SANITIZE_JOBS))"
 
 # make step05: the binary, and step05 -> step05_unroll_warp so ./step05/run works
 $(STEPS): %: $$(call step_dir,%)/run
@@ -78,7 +103,24 @@ $(BUILD)/step%/main.o: common/main.c
 %/run: $(BUILD)/%/main.o $(BUILD)/%/host.o $(BUILD)/%/reduce.o $(COMMON_OBJECTS)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
 
-$(TEST_BINARY): $(TEST_OBJECTS) $(STEP_OBJECTS) $(COMMON_OBJECTS)
+$(BENCH_BINARY): $(BENCH_OBJECTS) $(BUILD)/common/registry.o $(STEP_OBJECTS) $(COMMON_OBJECTS)
+	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
+
+# The GPU machine has no gnuplot: bench writes the CSV there, charts draws it here.
+bench: $(BENCH_BINARY)
+	$(BENCH_BINARY) $(BENCH_ARGS)
+
+charts:
+	bash bench/charts.sh $(BENCH_CSV)
+
+profile: $(STEPS)
+	CUDA_HOME="$(CUDA_HOME)" bash bench/profile.sh "$(STEP)" "$(PROFILE_N)"
+
+sanitize: $(STEPS) $(BENCH_BINARY)
+	CUDA_HOME="$(CUDA_HOME)" SANITIZE_JOBS="$(SANITIZE_JOBS)" bash bench/sanitize.sh
+
+# The end-to-end tests run the step binaries: build them first.
+$(TEST_BINARY): $(TEST_OBJECTS) $(STEP_OBJECTS) $(COMMON_OBJECTS) | $(STEP_BINARIES)
 	@mkdir -p $(@D)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) -lcriterion
 
@@ -88,6 +130,6 @@ test: all
 	$(TEST_BINARY)
 
 clean:
-	rm -rf $(BUILD) tests/bin $(STEP_BINARIES) $(STEPS)
+	rm -rf $(BUILD) tests/bin $(STEP_BINARIES) $(STEPS) $(BENCH_BINARY)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

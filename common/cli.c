@@ -151,8 +151,8 @@ static int parse_one(int option, const char *arg, const struct step *step,
     case OPT_THREADS: return parse_threads(arg, step, &options->threads, error, size);
     case OPT_BLOCKS:
         if (!step->takes_block_count)
-            return fail(error, size, "%s chooses its own grid: --blocks is for step07 and later",
-                        step->name);
+            return fail(error, size, "%s chooses its own grid: --blocks %s is for step07 and later",
+                        step->name, arg);
         status = parse_count("--blocks", arg, 1, MAX_BLOCKS, &value, error, size);
         options->blocks = (unsigned)value;
         return status;
@@ -182,11 +182,15 @@ static int check_combination(const struct step *step, const struct options *opti
     if ((options->sweep_blocks || options->clock) && !step->takes_block_count)
         return fail(error, size, "--sweep-blocks and --clock are for step07 and later");
     if ((options->op != NULL || options->type != NULL) && step->run == NULL)
-        return fail(error, size, "--op and --type are for step10");
+        return fail(error, size, "--op %s / --type %s: only step10 takes them",
+                    options->op ? options->op : "-", options->type ? options->type : "-");
     size_t position;
+    char described[64];
     if (options->pattern.kind == PATTERN_ONEHOT &&
         !pattern_onehot_position(&options->pattern, options->n, &position))
-        return fail(error, size, "--pattern onehot needs an index below n = %zu", options->n);
+        return fail(error, size, "--pattern %s needs an index below n = %zu",
+                    pattern_describe(&options->pattern, described, sizeof described), options->n);
+    if (step->check_options != NULL) return step->check_options(options, error, size);
     return EXIT_CORRECT;
 }
 
@@ -245,6 +249,9 @@ void cli_usage(FILE *out, const struct step *step)
             fprintf(out, "%s%s", v->name, v[1].name != NULL ? "|" : "");
         fprintf(out, "   [%s]\n", step->variants[0].name);
     }
+    if (step->run != NULL)
+        fprintf(out, "  --op O                 sum, min, max, sumsq or dot   [sum]\n"
+                     "  --type T               int, float or double   [float]\n");
     if (step->takes_block_count)
         fprintf(out, "  --blocks B             grid size   [from the device]\n"
                      "  --sweep-blocks         time a range of grid sizes\n"

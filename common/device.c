@@ -44,6 +44,7 @@ bool device_query(struct device_info *device, char *why, size_t why_size)
         !attribute(&device->memory_clock_khz, cudaDevAttrMemoryClockRate, device->id) ||
         !attribute(&device->bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, device->id) ||
         !attribute(&l2, cudaDevAttrL2CacheSize, device->id) ||
+        !attribute(&device->max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, device->id) ||
         !CUDA_OK(cudaMemGetInfo(&device->free_bytes, &device->total_bytes)) ||
         !CUDA_OK(cudaRuntimeGetVersion(&device->runtime_version))) {
         snprintf(why, why_size, "could not query CUDA device %d (see the error above)",

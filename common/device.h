@@ -19,6 +19,7 @@ struct device_info {
     double peak_gb_per_s;
     size_t l2_bytes;
     int max_threads_per_sm;
+    int max_blocks_per_sm;            /* resident blocks an SM can hold, whatever their size */
     size_t free_bytes, total_bytes;
     int runtime_version;              /* e.g. 13000 for CUDA 13.0 */
 };

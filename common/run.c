@@ -21,7 +21,9 @@ struct launch_request launch_request_for(const struct step *step, const struct o
     request.blocks = options->blocks;
     request.variant = options->variant;
     request.sm_count = device->sm_count;
-    request.max_blocks_per_sm = device->max_threads_per_sm / (int)request.threads;
+    int by_threads = device->max_threads_per_sm / (int)request.threads;
+    request.max_blocks_per_sm =
+        by_threads < device->max_blocks_per_sm ? by_threads : device->max_blocks_per_sm;
     return request;
 }
 
@@ -166,7 +168,9 @@ static int sweep_blocks(const struct step *step, const struct options *options,
         release(&prepared);
         if (status == EXIT_ENVIRONMENT) return status;
         if (status > worst) worst = status;
-        printf("%8u %10.4f %10.1f %8.1f %s\n", blocks, report.timing.median_ms, report.gb_per_s,
+        /* The step may launch fewer blocks than asked (a minimum of work per thread). */
+        printf("%8u %10.4f %10.1f %8.1f %s\n", report.plan.blocks, report.timing.median_ms,
+               report.gb_per_s,
                report.peak_pct, report.ok ? "ok" : "WRONG");
     }
     return worst;

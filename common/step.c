@@ -32,3 +32,19 @@ struct pass_plan plan_fixed_elements(size_t n, unsigned threads, unsigned elemen
     };
     return plan;
 }
+
+struct pass_plan plan_grid_stride(size_t n, const struct launch_request *request)
+{
+    unsigned filling = (unsigned)(request->sm_count * request->max_blocks_per_sm);
+    unsigned grid = request->blocks ? request->blocks : filling;
+    unsigned enough = blocks_covering(n, (size_t)request->threads * GRID_STRIDE_MIN_ELEMENTS);
+    /* grid is 0 only in a request made without the device's numbers */
+    unsigned blocks = grid > 0 && grid < enough ? grid : enough;
+    size_t grid_threads = (size_t)blocks * request->threads;
+    struct pass_plan plan = {
+        .blocks = blocks,
+        .threads = request->threads,
+        .elements_per_thread = (unsigned)((n + grid_threads - 1) / grid_threads),
+    };
+    return plan;
+}

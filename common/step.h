@@ -65,6 +65,10 @@ typedef cudaError_t (*custom_reducer)(const struct reduction_buffers *buffers, s
 struct options;
 struct device_info;
 typedef int (*custom_runner)(const struct options *options, const struct device_info *device);
+/* Such a step checks the options only it understands (step10: --op, --type) while the
+ * command line is parsed, before the device is looked at: EXIT_USAGE with `error` naming
+ * the bad value, or EXIT_CORRECT. */
+typedef int (*option_checker)(const struct options *options, char *error, size_t error_size);
 
 struct step {
     const char *name;                 /* "step04" */
@@ -81,6 +85,7 @@ struct step {
     unsigned (*accumulation_depth)(size_t n, const struct launch_request *request);
                                       /* with reduce: the bound's depth; else derived */
     custom_runner run;                /* NULL: common/run.c */
+    option_checker check_options;     /* NULL: nothing beyond common/cli.c's checks */
 };
 
 int step_variant_count(const struct step *step);
@@ -89,6 +94,13 @@ int step_variant_count(const struct step *step);
 unsigned blocks_covering(size_t n, size_t elements_per_block);
 /* One launch in which every thread takes elements_per_thread elements: steps 00-06. */
 struct pass_plan plan_fixed_elements(size_t n, unsigned threads, unsigned elements_per_thread);
+/* A fixed grid whose threads stride over the input: steps 07 and later. request->blocks, or
+ * by default enough blocks to fill every SM once (sm_count * max_blocks_per_sm); but never
+ * more blocks than give each thread GRID_STRIDE_MIN_ELEMENTS elements (document 000: a
+ * thread per element wastes the grid-stride loop), which also makes every pass over partial
+ * sums shrink. elements_per_thread: the most elements any one thread adds. */
+enum { GRID_STRIDE_MIN_ELEMENTS = 8 };
+struct pass_plan plan_grid_stride(size_t n, const struct launch_request *request);
 int step_find_variant(const struct step *step, const char *name);  /* -1 when unknown */
 
 #ifdef __cplusplus

@@ -24,19 +24,19 @@ bool reference_is_exact(const struct reference *reference)
     return reference->integer_valued && reference->abs_sum <= FLOAT_EXACT_INTEGER_LIMIT;
 }
 
-static double gamma_of(double additions, double unit_roundoff)
+double rounding_gamma(double roundings, double unit_roundoff)
 {
-    double nu = additions * unit_roundoff;
+    double nu = roundings * unit_roundoff;
     return nu < 1 ? nu / (1 - nu) : INFINITY;
 }
 
 double error_bound(const struct reference *reference, unsigned depth)
 {
     if (reference_is_exact(reference)) return 0;
-    double float_part = gamma_of(depth, FLOAT_UNIT_ROUNDOFF) * reference->abs_sum;
+    double float_part = rounding_gamma(depth, FLOAT_UNIT_ROUNDOFF) * reference->abs_sum;
     double reference_part = reference->integer_valued
                                 ? 0
-                                : gamma_of((double)reference->n, DOUBLE_UNIT_ROUNDOFF) *
+                                : rounding_gamma((double)reference->n, DOUBLE_UNIT_ROUNDOFF) *
                                       reference->abs_sum;
     return float_part + reference_part;
 }
@@ -50,6 +50,6 @@ bool result_within(float result, const struct reference *reference, double bound
 unsigned tree_levels(unsigned threads)
 {
     unsigned levels = 0;
-    while ((1u << levels) < threads) levels++;
+    while ((1ull << levels) < threads) levels++;
     return levels;
 }

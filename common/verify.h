@@ -33,6 +33,10 @@ bool reference_is_exact(const struct reference *reference);
  * error. 0 when reference_is_exact. */
 double error_bound(const struct reference *reference, unsigned depth);
 
+/* gamma(k) = k u / (1 - k u): the relative error k roundings with unit roundoff u can
+ * accumulate (Higham, Lemma 3.1); infinite once k u >= 1. step10 uses it for double too. */
+double rounding_gamma(double roundings, double unit_roundoff);
+
 /* |result - sum| <= bound, and result finite. */
 bool result_within(float result, const struct reference *reference, double bound);
 
