@@ -1,0 +1,99 @@
+/* step07_blocks — Reduction 7: choose the number of blocks (设置合适的block数量), many
+ * elements per thread
+ *
+ * Before: step06 launched one block per 2 * blockDim.x elements: 65536 blocks of 256
+ *         threads for 2^25 elements. Each thread loaded two values and then spent most of
+ *         its life in the tree; the GPU started, ran and retired 65536 trees.
+ * Here:   a fixed grid (by default enough blocks to fill every SM once; --blocks B) walks
+ *         the input with a grid-stride loop (documents 000, 001, 004): thread g adds
+ *         in[g], in[g + stride], ... in a register, stride = gridDim.x * BLOCK_SIZE, and
+ *         step06's templated tree runs once per block. Document 003 makes N and
+ *         NUMSPERTHREAD compile-time constants: its loop has a fixed trip count and no
+ *         bounds check, and it silently drops the last N mod (blocks * threads) elements.
+ *         Here n arrives at run time: every load checks i < n, and the loop takes
+ *         LOADS_IN_FLIGHT loads at a time, all issued before the first is added, so that a
+ *         thread waits for DRAM once per batch, not once per element.
+ *         --clock: thread 0 of each block stamps clock64() at the block's start and end
+ *         (document 004's in-kernel timing).
+ * Profile: DRAM throughput close to the peak; --sweep-blocks shows time against grid size;
+ *         the second launch sums only the grid's partials. */
+#include "step.h"
+
+enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4 };
+
+/* The CUDA guide's pattern. `partial[t] += partial[t + len]; __syncwarp();` alone would
+ * still race: inside that one statement lane t + len writes partial[t + len] while lane t
+ * reads it. So every level reads into a register, waits for the warp, writes, waits.
+ * Lanes t < 32 of warp 0; leaves the block's sum in partial[0]. Lanes 16..31 read
+ * partial[32..47] and compute sums nobody reads: hence at least 64 threads a block. */
+static __device__ void last_warp_syncwarp(float *partial, unsigned t)
+{
+    float sum = partial[t];
+#pragma unroll
+    for (unsigned len = WARP_SIZE / 2; len > 0; len /= 2) {
+        sum += partial[t + len];
+        __syncwarp();
+        partial[t] = sum;
+        __syncwarp();
+    }
+}
+
+/* Document 003's ladder with its bugs fixed: a barrier after every level, the 512 level
+ * included (each level reads what other warps wrote in the level before), and a rung for
+ * 1024 threads. */
+template <unsigned BLOCK_SIZE>
+__global__ void __launch_bounds__(BLOCK_SIZE)
+reduce_grid_stride(const float *in, size_t n, float *block_sums, long long *block_clocks)
+{
+    static_assert(BLOCK_SIZE >= 2 * WARP_SIZE && BLOCK_SIZE <= 1024 &&
+                      (BLOCK_SIZE & (BLOCK_SIZE - 1)) == 0,
+                  "a power of two from 64 (the last warp reads partial[47]) to 1024");
+    __shared__ float partial[BLOCK_SIZE];
+    unsigned t = threadIdx.x;
+    if (block_clocks != NULL && t == 0) block_clocks[2 * blockIdx.x] = clock64();
+    size_t stride = (size_t)gridDim.x * BLOCK_SIZE;
+    float sum = 0.0f;
+    for (size_t i = (size_t)blockIdx.x * BLOCK_SIZE + t; i < n; i += LOADS_IN_FLIGHT * stride) {
+        float loaded[LOADS_IN_FLIGHT];
+#pragma unroll
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
+            loaded[k] = i + k * stride < n ? in[i + k * stride] : 0.0f;
+#pragma unroll
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
+            sum += loaded[k];
+    }
+    partial[t] = sum;
+    __syncthreads();
+    if (BLOCK_SIZE >= 1024) { if (t < 512) partial[t] += partial[t + 512]; __syncthreads(); }
+    if (BLOCK_SIZE >= 512) { if (t < 256) partial[t] += partial[t + 256]; __syncthreads(); }
+    if (BLOCK_SIZE >= 256) { if (t < 128) partial[t] += partial[t + 128]; __syncthreads(); }
+    if (BLOCK_SIZE >= 128) { if (t < 64) partial[t] += partial[t + 64]; __syncthreads(); }
+    if (BLOCK_SIZE >= 64) { if (t < 32) partial[t] += partial[t + 32]; __syncthreads(); }
+    if (t < WARP_SIZE) last_warp_syncwarp(partial, t);
+    if (t == 0) block_sums[blockIdx.x] = partial[0];
+    if (block_clocks != NULL && t == 0) block_clocks[2 * blockIdx.x + 1] = clock64();
+}
+
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums,
+                             long long *block_clocks);
+
+/* One instantiation per block size that host.c accepts. */
+struct instantiation {
+    unsigned block_size;
+    block_kernel kernel;
+};
+static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
+    {64, reduce_grid_stride<64>},   {128, reduce_grid_stride<128>},
+    {256, reduce_grid_stride<256>}, {512, reduce_grid_stride<512>},
+    {1024, reduce_grid_stride<1024>},
+};
+
+extern "C" PASS_LAUNCHER(step07_launch)
+{
+    for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
+        if (instance.block_size != plan.threads) continue;
+        instance.kernel<<<plan.blocks, plan.threads, 0, stream>>>(in, n, out, plan.block_clocks);
+        return cudaGetLastError();
+    }
+    return cudaErrorInvalidConfiguration;
+}

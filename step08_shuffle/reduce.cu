@@ -1,0 +1,85 @@
+/* step08_shuffle — Reduction 8: the warp's tree in registers (洗牌/shuffle)
+ *
+ * Before: step07's tree went through shared memory: every level a store, a load, and a
+ *         __syncthreads() or __syncwarp() so that one thread's write reached another
+ *         thread's read; BLOCK_SIZE floats of shared memory per block.
+ * Here:   __shfl_down_sync(FULL_WARP_MASK, v, offset) hands each lane the register of
+ *         the lane `offset` above it, so a warp adds its 32 values in five steps without
+ *         shared memory and without a barrier. Lane 0 of each warp writes the warp's sum
+ *         into a __shared__ array of 32 (a block has at most 32 warps), one
+ *         __syncthreads(), and the first warp reduces those with the same five shuffles.
+ *         Every lane of a warp always takes part (the full mask): lanes with nothing to
+ *         add hold 0. step07's grid-stride load and block count are unchanged.
+ * Profile: shared-memory instructions drop to one store per warp and one load per lane of
+ *         warp 0; one __syncthreads() per block instead of log2(BLOCK_SIZE) - 4, and no
+ *         __syncwarp(). Bound by DRAM at large N: expect the time near step07's. */
+#include "step.h"
+
+enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4 };
+/* Every lane of the warp takes part in every shuffle. */
+static constexpr unsigned FULL_WARP_MASK = 0xffffffffu;
+
+/* Lane l adds the value of lane l + offset, for offset 16, 8, 4, 2, 1: after the five
+ * steps lane 0 holds the sum of all 32. A lane above 31 - offset gets its own value back
+ * and ends with a sum that lane 0 never reads. All 32 lanes must call it: reading a lane
+ * outside the mask is undefined. */
+static __device__ float warp_sum(float value)
+{
+#pragma unroll
+    for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+        value += __shfl_down_sync(FULL_WARP_MASK, value, offset);
+    return value;
+}
+
+template <unsigned BLOCK_SIZE>
+__global__ void __launch_bounds__(BLOCK_SIZE)
+reduce_shuffle(const float *in, size_t n, float *block_sums, long long *block_clocks)
+{
+    static_assert(BLOCK_SIZE >= WARP_SIZE && BLOCK_SIZE <= 1024 &&
+                      (BLOCK_SIZE & (BLOCK_SIZE - 1)) == 0,
+                  "a power of two from one warp to 1024 threads");
+    __shared__ float warp_sums[WARP_SIZE];
+    unsigned t = threadIdx.x;
+    if (block_clocks != NULL && t == 0) block_clocks[2 * blockIdx.x] = clock64();
+    size_t stride = (size_t)gridDim.x * BLOCK_SIZE;
+    float sum = 0.0f;
+    for (size_t i = (size_t)blockIdx.x * BLOCK_SIZE + t; i < n; i += LOADS_IN_FLIGHT * stride) {
+        float loaded[LOADS_IN_FLIGHT];
+#pragma unroll
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
+            loaded[k] = i + k * stride < n ? in[i + k * stride] : 0.0f;
+#pragma unroll
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
+            sum += loaded[k];
+    }
+    unsigned lane = t % WARP_SIZE, warp = t / WARP_SIZE;
+    sum = warp_sum(sum);
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) sum = warp_sum(lane < BLOCK_SIZE / WARP_SIZE ? warp_sums[lane] : 0.0f);
+    if (t == 0) block_sums[blockIdx.x] = sum;
+    if (block_clocks != NULL && t == 0) block_clocks[2 * blockIdx.x + 1] = clock64();
+}
+
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums,
+                             long long *block_clocks);
+
+/* One instantiation per block size that host.c accepts. */
+struct instantiation {
+    unsigned block_size;
+    block_kernel kernel;
+};
+static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
+    {32, reduce_shuffle<32>},   {64, reduce_shuffle<64>},   {128, reduce_shuffle<128>},
+    {256, reduce_shuffle<256>}, {512, reduce_shuffle<512>}, {1024, reduce_shuffle<1024>},
+};
+
+extern "C" PASS_LAUNCHER(step08_launch)
+{
+    for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
+        if (instance.block_size != plan.threads) continue;
+        instance.kernel<<<plan.blocks, plan.threads, 0, stream>>>(in, n, out, plan.block_clocks);
+        return cudaGetLastError();
+    }
+    return cudaErrorInvalidConfiguration;
+}
