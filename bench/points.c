@@ -1,0 +1,206 @@
+#include "points.h"
+
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+#include "cli.h"
+#include "cub_sum.h"
+#include "cuda_check.h"
+#include "passes.h"
+#include "run.h"
+#include "sampling.h"
+
+static const double BYTES_PER_MIB = 1024.0 * 1024.0;
+/* Left free beside our buffers: the CUDA context and the library's own allocations. */
+static const size_t FREE_MEMORY_MARGIN = (size_t)256 << 20;
+enum { WARP_SIZE = 32 };
+/* Levels of the trees in which CUB's per-thread sums meet, with room to spare: two
+ * kernels of at most 1024 threads are 20 levels. */
+enum { CUB_TREE_LEVELS_ALLOWANCE = 64 };
+
+static bool fits_in_free_memory(size_t needed, struct point *point)
+{
+    size_t free_bytes = 0, total_bytes = 0;
+    if (!CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes))) return false;
+    point->needed_mib = needed / BYTES_PER_MIB;
+    point->free_mib = free_bytes / BYTES_PER_MIB;
+    return needed + FREE_MEMORY_MARGIN <= free_bytes;
+}
+
+static bool check(float result, const struct reference *reference, double bound,
+                  struct point *point)
+{
+    point->result = result;
+    point->expected = reference->sum;
+    point->bound = bound;
+    return result_within(result, reference, bound);
+}
+
+/* ---- a step, through common/passes.h ---- */
+
+struct step_run {
+    const struct step *step;
+    struct reduction_buffers buffers;
+    size_t n;
+    struct launch_request request;
+    struct reduction_outcome outcome;
+};
+
+static bool restore_input(void *context)
+{
+    struct step_run *run = context;
+    return reduction_restore(run->step, &run->buffers, run->n);
+}
+
+static bool run_step_passes(void *context)
+{
+    struct step_run *run = context;
+    return reduction_run(run->step, &run->buffers, run->n, &run->request, FINISH_GPU, 0,
+                         &run->outcome);
+}
+
+/* The request the step's binary makes with no options: its default block size, grid
+ * and variant (variants[0]). */
+static struct launch_request default_request(const struct step *step,
+                                             const struct device_info *device)
+{
+    struct options defaults;
+    memset(&defaults, 0, sizeof defaults);
+    return launch_request_for(step, &defaults, device);
+}
+
+static enum point_status check_step_total(struct step_run *run, const struct dataset *data,
+                                          struct point *point)
+{
+    float total = 0;
+    if (!reduction_total(&run->outcome, &total)) return POINT_FAILED;
+    double bound = error_bound(&data->reference,
+                               reduction_depth(run->step, run->n, &run->request, FINISH_GPU));
+    return check(total, &data->reference, bound, point) ? POINT_TIMED : POINT_WRONG;
+}
+
+/* Checked once before timing, and again on the last timed run's total. */
+static enum point_status check_and_time_step(struct step_run *run, const struct dataset *data,
+                                             const struct bench_context *context,
+                                             struct point *point)
+{
+    struct timed_work work = {restore_input, run_step_passes, run};
+    if (!reduction_upload(&run->buffers, data->host, data->n) ||
+        !run_untimed(&work, context->flusher))
+        return POINT_FAILED;
+    enum point_status status = check_step_total(run, data, point);
+    if (status != POINT_TIMED) return status;
+    if (!time_work(&work, context->flusher, context->max_samples, context->ladder,
+                   &point->timing))
+        return POINT_FAILED;
+    return check_step_total(run, data, point);
+}
+
+enum point_status measure_step(const struct step *step, const struct dataset *data,
+                               const struct bench_context *context, struct point *point)
+{
+    memset(point, 0, sizeof *point);
+    struct step_run run = {.step = step, .n = data->n};
+    run.request = default_request(step, context->device);
+    size_t needed = reduction_device_bytes(step, data->n, &run.request, false);
+    if (!fits_in_free_memory(needed, point)) return POINT_SKIPPED;
+    if (!reduction_buffers_create(&run.buffers, step, data->n, &run.request, false)) {
+        reduction_buffers_destroy(&run.buffers);
+        return POINT_FAILED;
+    }
+    enum point_status status = check_and_time_step(&run, data, context, point);
+    reduction_buffers_destroy(&run.buffers);
+    return status;
+}
+
+/* ---- CUB ---- */
+
+struct cub_run {
+    float *input;
+    size_t n;
+    float *total;
+    size_t temp_bytes;
+    const struct cub_storage *storage;
+};
+
+static bool run_cub(void *context)
+{
+    struct cub_run *run = context;
+    CUDA_TRY(cub_sum(run->storage->temp, run->temp_bytes, run->input, run->n, run->total, 0));
+    return true;
+}
+
+static bool reserve_cub_temp(struct cub_storage *storage, size_t bytes)
+{
+    if (storage->temp != NULL && bytes <= storage->capacity) return true;
+    cub_storage_release(storage);
+    CUDA_TRY(cudaMalloc(&storage->temp, bytes > 0 ? bytes : 1));
+    storage->capacity = bytes;
+    return true;
+}
+
+void cub_storage_release(struct cub_storage *storage)
+{
+    if (storage->temp != NULL) CUDA_OK(cudaFree(storage->temp));
+    storage->temp = NULL;
+    storage->capacity = 0;
+}
+
+/* CUB's order of additions is its own. The bound assumes only that it spreads the input
+ * over at least one warp of independent running sums per SM, and then adds those up in
+ * trees: a generous depth, enough to catch a wrong call (a wrong count, a wrong pointer). */
+static unsigned cub_depth(size_t n, const struct device_info *device)
+{
+    size_t accumulators = (size_t)(device->sm_count > 0 ? device->sm_count : 1) * WARP_SIZE;
+    return (unsigned)((n + accumulators - 1) / accumulators) + CUB_TREE_LEVELS_ALLOWANCE;
+}
+
+static enum point_status check_cub_total(const struct cub_run *run, const struct dataset *data,
+                                         const struct bench_context *context,
+                                         struct point *point)
+{
+    float total = 0;
+    if (!CUDA_OK(cudaMemcpy(&total, run->total, sizeof total, cudaMemcpyDeviceToHost)))
+        return POINT_FAILED;
+    double bound = error_bound(&data->reference, cub_depth(data->n, context->device));
+    return check(total, &data->reference, bound, point) ? POINT_TIMED : POINT_WRONG;
+}
+
+static enum point_status check_and_time_cub(struct cub_run *run, const struct dataset *data,
+                                            const struct bench_context *context,
+                                            struct point *point)
+{
+    struct timed_work work = {NULL, run_cub, run};
+    if (!reserve_cub_temp(context->cub, run->temp_bytes) ||
+        !CUDA_OK(cudaMemcpy(run->input, data->host, run->n * sizeof(float),
+                            cudaMemcpyHostToDevice)) ||
+        !run_untimed(&work, context->flusher))
+        return POINT_FAILED;
+    enum point_status status = check_cub_total(run, data, context, point);
+    if (status != POINT_TIMED) return status;
+    if (!time_work(&work, context->flusher, context->max_samples, context->ladder,
+                   &point->timing))
+        return POINT_FAILED;
+    return check_cub_total(run, data, context, point);
+}
+
+enum point_status measure_cub(const struct dataset *data, const struct bench_context *context,
+                              struct point *point)
+{
+    memset(point, 0, sizeof *point);
+    size_t temp_bytes = 0;
+    if (!CUDA_OK(cub_sum_temp_bytes(data->n, &temp_bytes))) return POINT_FAILED;
+    size_t input_bytes = (data->n > 0 ? data->n : 1) * sizeof(float);
+    if (!fits_in_free_memory(input_bytes + temp_bytes + sizeof(float), point))
+        return POINT_SKIPPED;
+    float *input = NULL, *total = NULL;
+    enum point_status status = POINT_FAILED;
+    if (CUDA_OK(cudaMalloc((void **)&input, input_bytes)) &&
+        CUDA_OK(cudaMalloc((void **)&total, sizeof(float)))) {
+        struct cub_run run = {input, data->n, total, temp_bytes, context->cub};
+        status = check_and_time_cub(&run, data, context, point);
+    }
+    if (input != NULL && !CUDA_OK(cudaFree(input))) status = POINT_FAILED;
+    if (total != NULL && !CUDA_OK(cudaFree(total))) status = POINT_FAILED;
+    return status;
+}

@@ -1,0 +1,23 @@
+# make charts: GB/s against n on a log-2 axis, one line per step and a thick one for CUB.
+# bench/charts.sh runs `gnuplot settings.gp bench/scaling.gp` (see ladder.gp).
+set terminal svg size 1040,600 dynamic enhanced font "Helvetica,13" background rgb "white"
+set output scaling_svg
+set title sprintf("Bandwidth against input size: %s, CUDA %s, %s", \
+                  device, cuda_version, date) noenhanced
+set logscale x 2
+set format x "2^{%L}"
+set xtics 4
+set xlabel "n (floats)"
+set ylabel "effective bandwidth, GB/s (bytes read / time)"
+set yrange [0:1.1 * peak_gb_per_s]
+set grid lc rgb "#dddddd"
+set key outside right top
+# twelve colours that stay apart (Paul Tol's muted scheme and a few more)
+array colours[12] = ["#332288", "#88ccee", "#44aa99", "#117733", "#999933", "#ddcc77", \
+                     "#cc6677", "#882255", "#aa4499", "#4477aa", "#ee7733", "#bbbbbb"]
+plot for [i=1:words(step_names)] steps_data index (i - 1) using 1:2 \
+         with linespoints lw 1.5 pt 7 ps 0.5 lc rgb colours[(i - 1) % 12 + 1] \
+         title word(step_names, i), \
+     cub_data index 0 using 1:2 with linespoints lw 3.5 pt 5 ps 0.6 lc rgb "black" title "CUB", \
+     peak_gb_per_s with lines dt 3 lw 2 lc rgb "#555555" \
+         title sprintf("peak %.0f GB/s", peak_gb_per_s)
