@@ -16,7 +16,14 @@ bool cuda_succeeded(cudaError_t status, const char *call, const char *file, int 
 }
 #endif
 
-#define CUDA_OK(call) cuda_succeeded((call), #call, __FILE__, __LINE__)
+/* In C, _Generic refuses anything but a cudaError_t: a bool (true == 1 ==
+ * cudaErrorInvalidValue) would otherwise convert silently. */
+#ifdef __cplusplus
+#define CUDA_STATUS(call) (call)
+#else
+#define CUDA_STATUS(call) _Generic((call), cudaError_t: (call))
+#endif
+#define CUDA_OK(call) cuda_succeeded(CUDA_STATUS(call), #call, __FILE__, __LINE__)
 
 /* In functions that return bool: stop at the first failing call. */
 #define CUDA_TRY(call)                                                                    \

@@ -156,10 +156,10 @@ size_t generic_device_bytes(const struct generic_kernel *kernel, size_t n, unsig
            ((size_t)blocks + 1) * kernel->accumulator_bytes + sizeof(unsigned);
 }
 
-static bool allocate(void **pointer, size_t bytes)
+/* cudaMalloc(0) gives NULL; keep one byte so that every buffer is real. */
+static cudaError_t allocate(void **pointer, size_t bytes)
 {
-    /* cudaMalloc(0) gives NULL; keep one byte so that every buffer is real. */
-    return CUDA_OK(cudaMalloc(pointer, bytes > 0 ? bytes : 1));
+    return cudaMalloc(pointer, bytes > 0 ? bytes : 1);
 }
 
 bool generic_buffers_create(struct generic_buffers *buffers, const struct generic_kernel *kernel,
