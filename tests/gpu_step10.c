@@ -79,8 +79,10 @@ static struct expected reference(enum generic_op op, enum generic_scalar input, 
         e.value[0] = (double)s.sum;
         e.magnitude[0] = (double)s.abs_sum;
         break;
-    case OP_MIN: e.value[0] = n ? (double)s.least : integer ? INT_MAX : INFINITY; break;
-    case OP_MAX: e.value[0] = n ? (double)s.most : integer ? INT_MIN : -INFINITY; break;
+    /* Each branch is a double: `integer ? INT_MAX : INFINITY` alone would be a float,
+     * and INT_MAX as a float is 2^31. */
+    case OP_MIN: e.value[0] = n ? (double)s.least : integer ? (double)INT_MAX : (double)INFINITY; break;
+    case OP_MAX: e.value[0] = n ? (double)s.most : integer ? (double)INT_MIN : -(double)INFINITY; break;
     case OP_SUMSQ:
         e.value[0] = (double)s.sum;
         e.magnitude[0] = (double)s.abs_sum;
