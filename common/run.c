@@ -37,7 +37,8 @@ bool device_memory_fits(const struct device_info *device, size_t needed_bytes)
 }
 
 /* Document 004's in-kernel timing: from the earliest block start to the latest block end.
- * Each SM has its own clock, so this is an estimate; docs/measuring.md says more. */
+ * Each SM has its own clock and they are not synchronised, so the span can be far off (on
+ * the H100: 22.8 million cycles for a 0.054 ms kernel); docs/measuring.md says more. */
 static bool print_block_clocks(const struct reduction_buffers *buffers, unsigned blocks)
 {
     size_t count = (size_t)CLOCK_STAMPS_PER_BLOCK * blocks;
