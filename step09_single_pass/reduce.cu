@@ -23,8 +23,8 @@
  *         launch, one trip to memory, and the atomic plus a read of the partials from L2.
  */
 #include <stdint.h>
-#include <cuda/atomic>
 
+#include "last_block.cuh"
 #include "single_pass.h"
 
 enum { WARP_SIZE = 32, MAX_WARPS = 32 /* 1024 threads */ };
@@ -135,23 +135,6 @@ static __device__ float block_sum(float value)
     return value;
 }
 
-/* Document 000's lastBlock(), with the ordering it needs on both sides. Thread 0 wrote the
- * block's partial, so thread 0 alone draws the ticket, with acquire-release order at device
- * scope: release publishes this block's partial before the ticket (the document's
- * __threadfence()), acquire makes every partial published before an earlier ticket visible
- * to what the last block reads after its own (the half the document leaves out). One
- * ordered atomic costs less than a fence, an atomic and another fence: measured on the H100,
- * 2^14 .. 2^22 floats ran up to 8% faster. The barrier passes the order on to the block. */
-static __device__ bool took_last_ticket(unsigned *ticket_counter)
-{
-    bool last = false;
-    if (threadIdx.x == 0) {
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket(*ticket_counter);
-        last = ticket.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
-    }
-    return __syncthreads_or(last);
-}
-
 /* The last block reads the partials with its whole width: each thread loads up to
  * PARTIALS_IN_FLIGHT of them at once (a fixed subset; missing ones read as 0), adds them as
  * a fixed tree, then the block reduces the threads' sums like any block. A plain loop
@@ -172,16 +155,6 @@ static __device__ float sum_of_partials(const float *partials)
         sum += group[0];
     }
     return block_sum(sum);
-}
-
-/* The counter was last touched by the previous launch and may have left L2 since (a
- * benchmark that flushes L2 between runs makes sure of it). Block 0 asks for it while the
- * loads are in flight, so that the tickets find it in L2 rather than wait for DRAM. A hint:
- * correctness does not depend on it. */
-static __device__ void prefetch_ticket_counter(const unsigned *ticket_counter)
-{
-    if (gridDim.x > 1 && blockIdx.x == 0 && threadIdx.x == 0)
-        asm volatile("prefetch.L2 [%0];" ::"l"(ticket_counter));
 }
 
 static __device__ void reduce_to_total(const float *in, size_t n, float *partials,

@@ -23,6 +23,7 @@
 #include <cuda/std/limits>
 
 #include "generic.h"
+#include "last_block.cuh"
 
 enum { WARP_SIZE = 32, MAX_WARPS = 32 /* 1024 threads */ };
 static const unsigned FULL_WARP = 0xffffffffu;
@@ -227,18 +228,6 @@ static __device__ ReductionType block_reduce(ReductionType mine)
     return mine;
 }
 
-/* step09's last-block guard (document 000's lastBlock with the reading side's fence). */
-static __device__ bool took_last_ticket(unsigned *ticket_counter)
-{
-    bool last = false;
-    if (threadIdx.x == 0) { /* thread 0 wrote the partial */
-        __threadfence(); /* release: the block's partial is visible before its ticket */
-        last = atomicAdd(ticket_counter, 1u) == gridDim.x - 1;
-        if (last) __threadfence(); /* acquire: every partial is visible to what follows */
-    }
-    return __syncthreads_or(last);
-}
-
 /* The last block reads the partials with its whole width, GENERIC_PARTIALS_IN_FLIGHT per
  * thread at once, each thread a fixed subset. */
 template <typename ReductionType>
@@ -255,16 +244,6 @@ static __device__ ReductionType merge_partials(const ReductionType *partials)
         mine = ReductionType::merge(mine, merge_tree(group));
     }
     return block_reduce(mine);
-}
-
-/* The counter was last touched by the previous launch and may have left L2 since (a
- * benchmark that flushes L2 between runs makes sure of it). Block 0 asks for it while the
- * loads are in flight, so that the tickets find it in L2 rather than wait for DRAM. A hint:
- * correctness does not depend on it. */
-static __device__ void prefetch_ticket_counter(const unsigned *ticket_counter)
-{
-    if (gridDim.x > 1 && blockIdx.x == 0 && threadIdx.x == 0)
-        asm volatile("prefetch.L2 [%0];" ::"l"(ticket_counter));
 }
 
 template <typename ReductionType, typename Reader>
