@@ -113,25 +113,63 @@ static int record(struct results *results, const char *name, size_t n,
 
 static int worse(int a, int b) { return a > b ? a : b; }
 
+/* What the input copies leave free for one point: an in-place step's working input and
+ * pristine copy, with room for CUB's temporary storage and the CUDA context's own needs. */
+static size_t room_for_a_point(size_t n)
+{
+    static const size_t CONTEXT_MARGIN = (size_t)512 << 20;
+    return 2 * n * sizeof(float) + CONTEXT_MARGIN;
+}
+
+static int record_all_skipped(const struct bench_options *options, size_t n,
+                              struct results *results, struct progress *progress, int log2_n)
+{
+    struct point point = {0};
+    size_t free_bytes = 0, total_bytes = 0;
+    if (!CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes))) return EXIT_ENVIRONMENT;
+    point.needed_mib = (double)(n * sizeof(float) + room_for_a_point(n)) / (1 << 20);
+    point.free_mib = (double)free_bytes / (1 << 20);
+    progress_start(progress, CUB_ROW_NAME, log2_n);
+    record(results, CUB_ROW_NAME, n, POINT_SKIPPED, &point, 0);
+    for (int s = 0; s < options->step_count; s++) {
+        progress_start(progress, options->steps[s]->name, log2_n);
+        record(results, options->steps[s]->name, n, POINT_SKIPPED, &point, 0);
+    }
+    return EXIT_CORRECT;
+}
+
 /* CUB first, so that every step's row can carry its ratio to CUB. */
+static int run_points(struct dataset *data, int log2_n, const struct bench_options *options,
+                      struct bench_context *context, struct results *results,
+                      struct progress *progress)
+{
+    struct point point;
+    progress_start(progress, CUB_ROW_NAME, log2_n);
+    enum point_status status = measure_cub(data, context, &point);
+    double cub_median_ms = status == POINT_TIMED ? point.timing.median_ms : 0;
+    int worst = record(results, CUB_ROW_NAME, data->n, status, &point, cub_median_ms);
+    for (int s = 0; s < options->step_count && worst != EXIT_ENVIRONMENT; s++) {
+        const struct step *step = options->steps[s];
+        progress_start(progress, step->name, log2_n);
+        status = measure_step(step, data, context, &point);
+        worst = worse(worst, record(results, step->name, data->n, status, &point, cub_median_ms));
+    }
+    return worst;
+}
+
 static int run_size(int log2_n, const struct host_data *host, const struct bench_options *options,
                     struct bench_context *context, struct results *results,
                     struct progress *progress)
 {
-    struct dataset data = {.host = host->values, .n = (size_t)1 << log2_n};
-    data.reference = reference_compute(data.host, data.n);
+    struct input_copies inputs;
+    struct dataset data = {.inputs = &inputs, .n = (size_t)1 << log2_n};
+    data.reference = reference_compute(host->values, data.n);
     context->ladder = log2_n == LADDER_LOG2;
-    struct point point;
-    progress_start(progress, CUB_ROW_NAME, log2_n);
-    enum point_status status = measure_cub(&data, context, &point);
-    double cub_median_ms = status == POINT_TIMED ? point.timing.median_ms : 0;
-    int worst = record(results, CUB_ROW_NAME, data.n, status, &point, cub_median_ms);
-    for (int s = 0; s < options->step_count && worst != EXIT_ENVIRONMENT; s++) {
-        const struct step *step = options->steps[s];
-        progress_start(progress, step->name, log2_n);
-        status = measure_step(step, &data, context, &point);
-        worst = worse(worst, record(results, step->name, data.n, status, &point, cub_median_ms));
-    }
+    int worst = EXIT_ENVIRONMENT;
+    if (input_copies_create(&inputs, host->values, data.n, room_for_a_point(data.n)))
+        worst = inputs.count > 0 ? run_points(&data, log2_n, options, context, results, progress)
+                                 : record_all_skipped(options, data.n, results, progress, log2_n);
+    input_copies_destroy(&inputs);
     return worst;
 }
 

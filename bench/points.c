@@ -41,15 +41,27 @@ static bool check(float result, const struct reference *reference, double bound,
 struct step_run {
     const struct step *step;
     struct reduction_buffers buffers;
+    float *own_input;                 /* the buffers' own input, freed with them */
+    struct input_copies *inputs;
     size_t n;
     struct launch_request request;
     struct reduction_outcome outcome;
 };
 
-static bool restore_input(void *context)
+/* A step that leaves its input alone reads the next copy where it lies; a step that works
+ * in place gets its own buffer refilled from it (untimed), so the copies stay intact. */
+static bool take_next_input(void *context)
 {
     struct step_run *run = context;
-    return reduction_restore(run->step, &run->buffers, run->n);
+    float *copy = input_copies_next(run->inputs);
+    if (!run->step->destroys_input) {
+        run->buffers.input = copy;
+        return true;
+    }
+    if (run->n > 0)
+        CUDA_TRY(cudaMemcpy(run->own_input, copy, run->n * sizeof(float),
+                            cudaMemcpyDeviceToDevice));
+    return true;
 }
 
 static bool run_step_passes(void *context)
@@ -84,10 +96,9 @@ static enum point_status check_and_time_step(struct step_run *run, const struct 
                                              const struct bench_context *context,
                                              struct point *point)
 {
-    struct timed_work work = {restore_input, run_step_passes, run};
-    if (!reduction_upload(&run->buffers, data->host, data->n) ||
-        !run_untimed(&work, context->flusher))
-        return POINT_FAILED;
+    struct timed_work work = {take_next_input, run_step_passes, run};
+    input_copies_rewind(run->inputs);
+    if (!run_untimed(&work, context->flusher)) return POINT_FAILED;
     enum point_status status = check_step_total(run, data, point);
     if (status != POINT_TIMED) return status;
     if (!time_work(&work, context->flusher, context->max_samples, context->ladder,
@@ -100,15 +111,16 @@ enum point_status measure_step(const struct step *step, const struct dataset *da
                                const struct bench_context *context, struct point *point)
 {
     memset(point, 0, sizeof *point);
-    struct step_run run = {.step = step, .n = data->n};
+    struct step_run run = {.step = step, .inputs = data->inputs, .n = data->n};
     run.request = default_request(step, context->device);
     size_t needed = reduction_device_bytes(step, data->n, &run.request, false);
     if (!fits_in_free_memory(needed, point)) return POINT_SKIPPED;
-    if (!reduction_buffers_create(&run.buffers, step, data->n, &run.request, false)) {
-        reduction_buffers_destroy(&run.buffers);
-        return POINT_FAILED;
+    enum point_status status = POINT_FAILED;
+    if (reduction_buffers_create(&run.buffers, step, data->n, &run.request, false)) {
+        run.own_input = run.buffers.input;
+        status = check_and_time_step(&run, data, context, point);
     }
-    enum point_status status = check_and_time_step(&run, data, context, point);
+    if (run.own_input != NULL) run.buffers.input = run.own_input;
     reduction_buffers_destroy(&run.buffers);
     return status;
 }
@@ -116,12 +128,20 @@ enum point_status measure_step(const struct step *step, const struct dataset *da
 /* ---- CUB ---- */
 
 struct cub_run {
-    float *input;
+    struct input_copies *inputs;
+    const float *input;               /* the copy this run reads */
     size_t n;
     float *total;
     size_t temp_bytes;
     const struct cub_storage *storage;
 };
+
+static bool take_next_cub_input(void *context)
+{
+    struct cub_run *run = context;
+    run->input = input_copies_next(run->inputs);
+    return true;
+}
 
 static bool run_cub(void *context)
 {
@@ -170,10 +190,9 @@ static enum point_status check_and_time_cub(struct cub_run *run, const struct da
                                             const struct bench_context *context,
                                             struct point *point)
 {
-    struct timed_work work = {NULL, run_cub, run};
+    struct timed_work work = {take_next_cub_input, run_cub, run};
+    input_copies_rewind(run->inputs);
     if (!reserve_cub_temp(context->cub, run->temp_bytes) ||
-        !CUDA_OK(cudaMemcpy(run->input, data->host, run->n * sizeof(float),
-                            cudaMemcpyHostToDevice)) ||
         !run_untimed(&work, context->flusher))
         return POINT_FAILED;
     enum point_status status = check_cub_total(run, data, context, point);
@@ -190,17 +209,13 @@ enum point_status measure_cub(const struct dataset *data, const struct bench_con
     memset(point, 0, sizeof *point);
     size_t temp_bytes = 0;
     if (!CUDA_OK(cub_sum_temp_bytes(data->n, &temp_bytes))) return POINT_FAILED;
-    size_t input_bytes = (data->n > 0 ? data->n : 1) * sizeof(float);
-    if (!fits_in_free_memory(input_bytes + temp_bytes + sizeof(float), point))
-        return POINT_SKIPPED;
-    float *input = NULL, *total = NULL;
+    if (!fits_in_free_memory(temp_bytes + sizeof(float), point)) return POINT_SKIPPED;
+    float *total = NULL;
     enum point_status status = POINT_FAILED;
-    if (CUDA_OK(cudaMalloc((void **)&input, input_bytes)) &&
-        CUDA_OK(cudaMalloc((void **)&total, sizeof(float)))) {
-        struct cub_run run = {input, data->n, total, temp_bytes, context->cub};
+    if (CUDA_OK(cudaMalloc((void **)&total, sizeof(float)))) {
+        struct cub_run run = {data->inputs, NULL, data->n, total, temp_bytes, context->cub};
         status = check_and_time_cub(&run, data, context, point);
     }
-    if (input != NULL && !CUDA_OK(cudaFree(input))) status = POINT_FAILED;
     if (total != NULL && !CUDA_OK(cudaFree(total))) status = POINT_FAILED;
     return status;
 }

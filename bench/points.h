@@ -6,14 +6,15 @@
 #include <stddef.h>
 
 #include "device.h"
+#include "inputs.h"
 #include "l2_flush.h"
 #include "step.h"
 #include "timing.h"
 #include "verify.h"
 
-/* The input of every point of one size: the same host data, uploaded to each. */
+/* The input of every point of one size: the same data, in the same device buffers. */
 struct dataset {
-    const float *host;
+    struct input_copies *inputs;
     size_t n;
     struct reference reference;
 };
