@@ -19,7 +19,8 @@ extern const struct step step09;
 enum { REPEATS = 20, MAX_OFFSET = 3, TEST_TIMEOUT_S = 900 };
 /* Random floats in [0, 1) with 24 significant bits: every addition rounds. */
 enum { FRACTION_BITS = 24, RANDOM_BITS = 64 };
-static const size_t DETERMINISM_SIZES[] = {1000003, (1u << 22) + 1, 1u << 25};
+static const size_t DETERMINISM_SIZES[] = {ONE_BLOCK_ELEMENTS - 3, 1000003, (1u << 22) + 1,
+                                           1u << 25};
 static const size_t ALIGNMENT_LARGE_SIZES[] = {4095, 4096, 4097, 65537, 1000003, (1u << 20) + 3};
 enum { ALIGNMENT_SMALL_LAST_N = 64 };
 static const unsigned FORCED_BLOCKS[] = {1, 2, 3, 1000, 5000};
@@ -203,11 +204,22 @@ Test(gpu_step09, forced_grids_from_one_block_to_many_empty_ones, .timeout = TEST
     }
 }
 
-/* One block up to FLOATS_PER_ITERATION * threads elements; more blocks as n grows; never
- * more than the device holds at once; a request's block count wins. */
+/* Up to ONE_BLOCK_ELEMENTS the one-block kernel, with its own block size whatever the
+ * request's; above, one grid-kernel block up to FLOATS_PER_ITERATION * threads elements;
+ * more blocks as n grows; never more than the device holds at once; a request's block
+ * count wins. */
 Test(gpu_step09, the_grid_follows_n_up_to_the_device)
 {
     struct launch_request request = default_request();
+    struct launch_request wide = test_request(&step09, 1024, 0);
+    struct pass_plan small = step09.plan(ONE_BLOCK_ELEMENTS, &wide);
+    cr_expect(small.blocks == 1 && small.threads == ONE_BLOCK_THREADS,
+              "n=%d with 1024 threads asked: %u x %u, not the one-block kernel's 1 x %d",
+              ONE_BLOCK_ELEMENTS, small.blocks, small.threads, ONE_BLOCK_THREADS);
+    struct pass_plan above = step09.plan(ONE_BLOCK_ELEMENTS + 1, &wide);
+    cr_expect(above.blocks == 1 && above.threads == 1024,
+              "n=%d with 1024 threads asked: %u x %u, not one grid-kernel block of 1024",
+              ONE_BLOCK_ELEMENTS + 1, above.blocks, above.threads);
     unsigned most = (unsigned)(request.sm_count * request.max_blocks_per_sm);
     size_t one_block = (size_t)request.threads * FLOATS_PER_ITERATION;
     cr_expect_eq(step09.plan(1, &request).blocks, 1u);
