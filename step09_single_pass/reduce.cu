@@ -11,7 +11,9 @@
  *         __syncthreads_or) reads every partial, writes the total and sets the counter back
  *         to 0 for the next launch. Threads load float4 (16 bytes), four independent loads
  *         per iteration. The grid fills the GPU once, or is just large enough to cover a
- *         small n in one iteration: a single block needs no partials and no ticket.
+ *         small n in one iteration: a single block needs no partials and no ticket. Up to
+ *         4096 floats a kernel of its own does it all: one block of a size known at
+ *         compile time, one group of loads per thread, no grid machinery.
  *         A pointer that is not 16-byte aligned is split into a head (at most 3 floats), an
  *         aligned body of float4, and a tail (at most 3 floats).
  *         Deterministic: which block finishes varies from run to run, what it computes does
@@ -218,9 +220,9 @@ static __device__ float one_block_sum(float value)
  * size known only at run time. Here each thread makes one guarded group of loads with
  * 32-bit indices, the head and tail floats are loaded after the vectors (they are rarely
  * there, and never worth waiting for first), and the block size is a constant. On the H100
- * this took 3.97 us at n = 4096 where the grid kernel took 4.13 and CUB's single-tile
- * kernel 4.10 to 4.13 (medians; docs/measuring.md explains why such close medians need
- * care). Same order of additions on every run: still deterministic. */
+ * `make bench` put it at 3.97 and 4.10 us at n = 4096 (CUB's single-tile kernel: 4.10 and
+ * 4.13), where the grid kernel with one block took 4.21 to 4.32 (CUB: 4.06 to 4.19).
+ * Same order of additions on every run: still deterministic. */
 __global__ void __launch_bounds__(ONE_BLOCK_THREADS)
     reduce_in_one_block(const float *in, unsigned n, float *total, long long *block_clocks)
 {
