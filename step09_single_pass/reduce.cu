@@ -127,17 +127,25 @@ static __device__ float shuffle_sum(float value, int first_offset)
 /* step08's warp level: five shuffles, lane 0 ends with the warp's sum. */
 static __device__ float warp_sum(float value) { return shuffle_sum(value, WARP_SIZE / 2); }
 
-/* The block's sum, in thread 0. A second call must be separated from the first by a
- * barrier (warp 0 may still be reading warp_sums): in the kernel, __syncthreads_or is it. */
-static __device__ float block_sum(float value)
+/* The sum of a block of `warps` warps, in thread 0: every warp sums itself, then warp 0
+ * adds the warp sums with shuffles from first_offset down. A second call must be separated
+ * from the first by a barrier (warp 0 may still be reading warp_sums): in the grid kernel,
+ * __syncthreads_or is it. */
+static __device__ float sum_over_warps(float value, unsigned warps, int first_offset)
 {
     __shared__ float warp_sums[MAX_WARPS];
     unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
     value = warp_sum(value);
     if (lane == 0) warp_sums[warp] = value;
     __syncthreads();
-    if (warp == 0) value = warp_sum(lane < blockDim.x / WARP_SIZE ? warp_sums[lane] : 0.0f);
+    if (warp == 0) value = shuffle_sum(lane < warps ? warp_sums[lane] : 0.0f, first_offset);
     return value;
+}
+
+/* A block size known only at run time: up to 32 warps, so five shuffles over their sums. */
+static __device__ float block_sum(float value)
+{
+    return sum_over_warps(value, blockDim.x / WARP_SIZE, WARP_SIZE / 2);
 }
 
 /* The last block reads the partials with its whole width: each thread loads up to
@@ -205,14 +213,7 @@ static_assert(ONE_BLOCK_THREADS % WARP_SIZE == 0 && ONE_BLOCK_WARPS <= MAX_WARPS
 
 static __device__ float one_block_sum(float value)
 {
-    __shared__ float warp_sums[ONE_BLOCK_WARPS];
-    unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
-    value = warp_sum(value);
-    if (lane == 0) warp_sums[warp] = value;
-    __syncthreads();
-    if (warp == 0) value = shuffle_sum(lane < ONE_BLOCK_WARPS ? warp_sums[lane] : 0.0f,
-                                       ONE_BLOCK_WARPS / 2);
-    return value;
+    return sum_over_warps(value, ONE_BLOCK_WARPS, ONE_BLOCK_WARPS / 2);
 }
 
 /* Up to ONE_BLOCK_ELEMENTS floats. The grid kernel above handles one block too, but pays
