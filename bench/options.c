@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "inputs.h"
 #include "registry.h"
 
 enum long_only { OPT_STEPS = 256, OPT_SIZES, OPT_SAMPLES, OPT_OUTPUT, OPT_LIST };
@@ -176,7 +177,8 @@ void bench_usage(FILE *out)
     fprintf(out,
             "usage: bench/run [options]\n"
             "  Times every step of the ladder and cub::DeviceReduce::Sum in one process, on the\n"
-            "  same data: n = 2^%d ... 2^%d (the ladder is n = 2^%d). Every result is checked\n"
+            "  same data: n = 2^%d ... 2^%d (the ladder is n = 2^%d). Each size is uploaded to\n"
+            "  %d device buffers that every contender reads in turn. Every result is checked\n"
             "  before it is timed; the L2 is flushed before every timed run.\n\n"
             "  --steps LIST     only these steps, e.g. step08,step09 (CUB always runs: it is\n"
             "                   the reference)   [every step with the common flow]\n"
@@ -193,6 +195,7 @@ void bench_usage(FILE *out)
             "progress goes to stderr, the ladder's table to stdout.\n"
             "exit codes: 0 every result correct, 1 a wrong result, 2 usage error, 3 CUDA or\n"
             "environment error (e.g. no CUDA device)\n",
-            DEFAULT_MIN_LOG2, DEFAULT_MAX_LOG2, LADDER_LOG2, LARGEST_LOG2, DEFAULT_MIN_LOG2,
+            DEFAULT_MIN_LOG2, DEFAULT_MAX_LOG2, LADDER_LOG2, INPUT_COPIES, LARGEST_LOG2,
+            DEFAULT_MIN_LOG2,
             DEFAULT_MAX_LOG2, MIN_SAMPLES, LADDER_SAMPLES, DEFAULT_MAX_SAMPLES);
 }
