@@ -36,6 +36,39 @@ static bool check(float result, const struct reference *reference, double bound,
     return result_within(result, reference, bound);
 }
 
+/* A point's work, with what its checks need: where its total comes from and the depth of
+ * its additions (the error bound's d). */
+struct checked_work {
+    struct timed_work work;
+    bool (*read_total)(void *context, float *total);
+    unsigned depth;
+};
+
+static enum point_status check_total(const struct checked_work *checked,
+                                     const struct dataset *data, struct point *point)
+{
+    float total = 0;
+    if (!checked->read_total(checked->work.context, &total)) return POINT_FAILED;
+    double bound = error_bound(&data->reference, checked->depth);
+    return check(total, &data->reference, bound, point) ? POINT_TIMED : POINT_WRONG;
+}
+
+/* Checked once before timing, and again on the last timed run's total. Every point reads
+ * the input copies in the same order, from the first. */
+static enum point_status check_and_time(const struct checked_work *checked,
+                                        const struct dataset *data,
+                                        const struct bench_context *context, struct point *point)
+{
+    input_copies_rewind(data->inputs);
+    if (!run_untimed(&checked->work, context->flusher)) return POINT_FAILED;
+    enum point_status status = check_total(checked, data, point);
+    if (status != POINT_TIMED) return status;
+    if (!time_work(&checked->work, context->flusher, context->max_samples, context->ladder,
+                   &point->timing))
+        return POINT_FAILED;
+    return check_total(checked, data, point);
+}
+
 /* ---- a step, through common/passes.h ---- */
 
 struct step_run {
@@ -81,30 +114,20 @@ static struct launch_request default_request(const struct step *step,
     return launch_request_for(step, &defaults, device);
 }
 
-static enum point_status check_step_total(struct step_run *run, const struct dataset *data,
-                                          struct point *point)
+static bool read_step_total(void *context, float *total)
 {
-    float total = 0;
-    if (!reduction_total(&run->outcome, &total)) return POINT_FAILED;
-    double bound = error_bound(&data->reference,
-                               reduction_depth(run->step, run->n, &run->request, FINISH_GPU));
-    return check(total, &data->reference, bound, point) ? POINT_TIMED : POINT_WRONG;
+    struct step_run *run = context;
+    return reduction_total(&run->outcome, total);
 }
 
-/* Checked once before timing, and again on the last timed run's total. */
 static enum point_status check_and_time_step(struct step_run *run, const struct dataset *data,
                                              const struct bench_context *context,
                                              struct point *point)
 {
-    struct timed_work work = {take_next_input, run_step_passes, run};
-    input_copies_rewind(run->inputs);
-    if (!run_untimed(&work, context->flusher)) return POINT_FAILED;
-    enum point_status status = check_step_total(run, data, point);
-    if (status != POINT_TIMED) return status;
-    if (!time_work(&work, context->flusher, context->max_samples, context->ladder,
-                   &point->timing))
-        return POINT_FAILED;
-    return check_step_total(run, data, point);
+    struct checked_work checked = {
+        {take_next_input, run_step_passes, run}, read_step_total,
+        reduction_depth(run->step, run->n, &run->request, FINISH_GPU)};
+    return check_and_time(&checked, data, context, point);
 }
 
 enum point_status measure_step(const struct step *step, const struct dataset *data,
@@ -175,32 +198,20 @@ static unsigned cub_depth(size_t n, const struct device_info *device)
     return (unsigned)((n + accumulators - 1) / accumulators) + CUB_TREE_LEVELS_ALLOWANCE;
 }
 
-static enum point_status check_cub_total(const struct cub_run *run, const struct dataset *data,
-                                         const struct bench_context *context,
-                                         struct point *point)
+static bool read_cub_total(void *context, float *total)
 {
-    float total = 0;
-    if (!CUDA_OK(cudaMemcpy(&total, run->total, sizeof total, cudaMemcpyDeviceToHost)))
-        return POINT_FAILED;
-    double bound = error_bound(&data->reference, cub_depth(data->n, context->device));
-    return check(total, &data->reference, bound, point) ? POINT_TIMED : POINT_WRONG;
+    struct cub_run *run = context;
+    return CUDA_OK(cudaMemcpy(total, run->total, sizeof *total, cudaMemcpyDeviceToHost));
 }
 
 static enum point_status check_and_time_cub(struct cub_run *run, const struct dataset *data,
                                             const struct bench_context *context,
                                             struct point *point)
 {
-    struct timed_work work = {take_next_cub_input, run_cub, run};
-    input_copies_rewind(run->inputs);
-    if (!reserve_cub_temp(context->cub, run->temp_bytes) ||
-        !run_untimed(&work, context->flusher))
-        return POINT_FAILED;
-    enum point_status status = check_cub_total(run, data, context, point);
-    if (status != POINT_TIMED) return status;
-    if (!time_work(&work, context->flusher, context->max_samples, context->ladder,
-                   &point->timing))
-        return POINT_FAILED;
-    return check_cub_total(run, data, context, point);
+    if (!reserve_cub_temp(context->cub, run->temp_bytes)) return POINT_FAILED;
+    struct checked_work checked = {{take_next_cub_input, run_cub, run}, read_cub_total,
+                                   cub_depth(data->n, context->device)};
+    return check_and_time(&checked, data, context, point);
 }
 
 enum point_status measure_cub(const struct dataset *data, const struct bench_context *context,

@@ -11,6 +11,8 @@
 
 /* Inside a block: five shuffles within each warp, then five over the (up to 32) warp sums. */
 enum { WARP_TREE_LEVELS = 5, BLOCK_TREE_LEVELS = 2 * WARP_TREE_LEVELS, WARP_SIZE = 32 };
+/* The one-block kernel adds its thread's head-plus-tail float to the lanes' sum: one level. */
+enum { EDGE_FLOAT_LEVELS = 1 };
 
 static bool takes_one_block_kernel(size_t n, const struct launch_request *request)
 {
@@ -59,11 +61,11 @@ static struct pass_plan plan(size_t n, const struct launch_request *request)
 }
 
 /* The one-block kernel: the group's tree and the four lanes (2 + 2), the head and tail
- * float added in (1), five shuffles in the warp, log2(warps) over the warp sums. */
+ * float added in, five shuffles in the warp, log2(warps) over the warp sums. */
 static unsigned one_block_depth(void)
 {
-    return tree_levels(VECTORS_PER_ITERATION) + tree_levels(FLOATS_PER_VECTOR) + 1 +
-           WARP_TREE_LEVELS + tree_levels(ONE_BLOCK_THREADS / WARP_SIZE);
+    return tree_levels(VECTORS_PER_ITERATION) + tree_levels(FLOATS_PER_VECTOR) +
+           EDGE_FLOAT_LEVELS + WARP_TREE_LEVELS + tree_levels(ONE_BLOCK_THREADS / WARP_SIZE);
 }
 
 /* The longest chain of float additions any element goes through (docs/verification.md):

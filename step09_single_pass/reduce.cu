@@ -175,7 +175,7 @@ static __device__ void reduce_to_total(const float *in, size_t n, float *partial
 {
     prefetch_ticket_counter(ticket_counter);
     float block_total = block_sum(thread_sum(in, n));
-    if (gridDim.x == 1) { /* small n: the only block's sum is the total */
+    if (gridDim.x == 1) { /* --blocks 1, or n up to 16 x threads: its sum is the total */
         if (threadIdx.x == 0) *total = block_total;
         return;
     }
