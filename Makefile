@@ -1,135 +1,134 @@
-# CUDA parallel reduction, step by step.  `make help` lists the targets.
+# CUDA parallel reduction, step by step. `make help` lists the targets.
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(CUDA_HOME)/bin/nvcc)
 CC ?= gcc
 
 # GPU architecture: the local GPU's compute capability when there is one; otherwise sm_90
-# machine code plus compute_75 PTX that any newer GPU can JIT. `make ARCH=sm_80` overrides.
+# machine code plus compute_75 PTX that any newer GPU compiles when the program loads.
 DETECTED_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
                  | head -n 1 | tr -d '. ' | grep -E '^[0-9]+$$')
 ifneq ($(DETECTED_CC),)
 ARCH ?= sm_$(DETECTED_CC)
 endif
 ifdef ARCH
-ARCH_NUMBER := $(patsubst sm_%,%,$(ARCH))
-GENCODE := -gencode arch=compute_$(ARCH_NUMBER),code=[sm_$(ARCH_NUMBER),compute_$(ARCH_NUMBER)]
+GENCODE := -gencode arch=compute_$(ARCH:sm_%=%),code=[sm_$(ARCH:sm_%=%),compute_$(ARCH:sm_%=%)]
 else
 GENCODE := -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
 endif
 
+# The ladder, in order. Any other directory stepNN_<name>/ with a host.c (a copy of a step)
+# builds the same way: make stepNN_<name> && ./stepNN_<name>/run
+LADDER := step00_global step01_shared step02_divergence step03_bank step04_idle \
+          step05_unroll_warp step06_full_unroll step07_blocks step08_shuffle \
+          step09_last_block step10_vector_loads step11_generic step12_multi_gpu
+STEP_DIRS := $(sort $(patsubst %/host.c,%,$(wildcard step[0-9][0-9]_*/host.c)))
+LADDER_BUILT := $(filter $(STEP_DIRS),$(LADDER))
+SHORT_NAMES := $(foreach d,$(LADDER_BUILT),$(firstword $(subst _, ,$(d))))
+
 BUILD := build
-COMMON_SOURCES := $(filter-out common/main.c common/registry.c,$(wildcard common/*.c))
-COMMON_OBJECTS := $(COMMON_SOURCES:%.c=$(BUILD)/%.o)
+COMMON_OBJECTS := $(patsubst %,$(BUILD)/%.o,$(basename $(wildcard common/*.c common/*.cu)))
+step_objects = $(patsubst %,$(BUILD)/%.o,$(basename $(wildcard $(1)/*.c $(1)/*.cu)))
 
 CPPFLAGS := -Icommon -I$(CUDA_HOME)/include -D_GNU_SOURCE -MMD -MP
-CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror=implicit-function-declaration
+CFLAGS := -std=c11 -O2 -g -fopenmp -Wall -Wextra -Werror=implicit-function-declaration
 NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Icommon -Xcompiler -Wall,-Wextra -MMD -MP
-LDLIBS := -lcudart
+LDLIBS := -lcudart -lgomp
+comma := ,
 
-# Every directory stepNN_<name> is a step: stepNN_<name>/host.c + reduce.cu -> stepNN_<name>/run
-STEP_DIRS := $(sort $(wildcard step[0-9][0-9]_*))
-STEPS := $(foreach d,$(STEP_DIRS),$(firstword $(subst _, ,$(d))))
-step_dir = $(filter $(1)_%,$(STEP_DIRS))
-STEP_BINARIES := $(addsuffix /run,$(STEP_DIRS))
-STEP_OBJECTS := $(foreach d,$(STEP_DIRS),$(BUILD)/$(d)/host.o $(BUILD)/$(d)/reduce.o)
+# step12 combines the GPUs' totals with NCCL (and, under mpirun, MPI). NCCL_HOME overrides;
+# otherwise the CUDA toolkit's copy, or the one pip's nvidia-nccl package brings.
+NCCL_CANDIDATES := $(NCCL_HOME) $(CUDA_HOME) \
+    $(wildcard /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl)
+NCCL_DIR := $(firstword $(foreach d,$(NCCL_CANDIDATES),$(if $(wildcard $(d)/include/nccl.h),$(d))))
+NCCL_LIBDIR := $(firstword $(wildcard $(NCCL_DIR)/lib64/libnccl.so* $(NCCL_DIR)/lib/libnccl.so*))
+MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS := $(shell mpicc --showme:link 2>/dev/null)
+ifeq ($(NCCL_DIR),)
+STEP_DIRS := $(filter-out step12_multi_gpu,$(STEP_DIRS))
+NCCL_NOTE := step12_multi_gpu needs NCCL (nccl.h and libnccl): set NCCL_HOME to build it
+else
+STEP12_CPPFLAGS := -I$(NCCL_DIR)/include $(if $(MPI_CFLAGS),-DWITH_MPI $(MPI_CFLAGS))
+# nvcc links: -Wl,x and -pthread reach the host linker through -Xlinker and -Xcompiler
+STEP12_LIBS := -L$(dir $(NCCL_LIBDIR)) -Xlinker -rpath=$(dir $(NCCL_LIBDIR)) -l:$(notdir $(NCCL_LIBDIR)) \
+    $(foreach f,$(MPI_LIBS),$(if $(filter -Wl$(comma)%,$(f)),-Xlinker $(patsubst -Wl$(comma)%,%,$(f)),$(if $(filter -pthread,$(f)),-Xcompiler -pthread,$(f))))
+endif
 
-# bench/: one program that links every step and cub::DeviceReduce::Sum -> bench/run
-BENCH_BINARY := bench/run
-BENCH_OBJECTS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/*.c)) \
-                 $(patsubst %.cu,$(BUILD)/%.o,$(wildcard bench/*.cu))
-BENCH_ARGS ?=
-BENCH_CSV ?=
-STEP ?=
-PROFILE_N ?= 1048576
-SANITIZE_JOBS ?= 4
-
-TEST_BINARY := tests/bin/tests
-TEST_SOURCES := $(wildcard tests/*.c)
-TEST_OBJECTS := $(TEST_SOURCES:%.c=$(BUILD)/%.o) $(BUILD)/common/registry.o
-
-.PHONY: all help test clean bench charts profile sanitize $(STEPS)
+.PHONY: all help test clean ladder bench charts profile sanitize ptx labs grade $(STEP_DIRS) $(SHORT_NAMES)
 .DEFAULT_GOAL := all
-.SECONDEXPANSION:
 .SECONDARY:
+.SECONDEXPANSION:
 
-all: $(STEPS) $(BENCH_BINARY)
+all: $(STEP_DIRS) $(SHORT_NAMES) labs
+	$(if $(NCCL_NOTE),@echo "note: $(NCCL_NOTE)")
 
 help:
-	@echo "targets:"
-	@echo "  make               build every step (stepNN_<name>/run, with a link stepNN)"
-	@echo "  make stepNN        build one step, e.g. make step05 && ./step05/run"
-	@echo "  make test          build and run the tests (installs Criterion if missing)"
-	@echo "  make bench         on the GPU: time every step and CUB (ladder at n = 2^25, sweep"
-	@echo "                     2^10..2^30, L2 flushed) -> docs/results/<gpu>.csv; a subset for a"
-	@echo "                     quick check: BENCH_ARGS=\"--steps step08,step09 --sizes 20:30\""
-	@echo "                     (written to build/bench/); ./bench/run --help lists the options"
-	@echo "  make charts        anywhere with gnuplot (apt-get install -y gnuplot-nox), from the"
-	@echo "                     committed CSV: docs/ladder.svg, docs/scaling.svg and README.md's"
-	@echo "                     results table; BENCH_CSV=docs/results/<gpu>.csv picks the CSV"
-	@echo "  make profile STEP=NN  on the GPU: Nsight Compute counters of stepNN's first kernel"
-	@echo "                     beside step(NN-1)'s -> docs/results/profile_stepNN.txt"
-	@echo "  make sanitize      on the GPU: compute-sanitizer memcheck, racecheck, synccheck and"
-	@echo "                     initcheck on every step -> docs/results/sanitize.txt"
-	@echo "  make clean         remove what the build made"
-	@echo "steps: $(STEPS)"
-	@echo "variables:"
-	@echo "  ARCH=sm_NN         GPU architecture (now: $(or $(ARCH),sm_90 + compute_75 PTX))"
-	@echo "  CUDA_HOME=dir      CUDA toolkit (now: $(CUDA_HOME))"
-	@echo "  NVCC=path          CUDA compiler (now: $(NVCC))"
-	@echo "  CC=compiler        host C compiler (now: $(CC))"
-	@echo "  BENCH_ARGS=...     options for bench/run (now: $(or $(BENCH_ARGS),none))"
-	@echo "  BENCH_CSV=file     the CSV make charts draws (now: $(or $(BENCH_CSV),the one in docs/results))"
-	@echo "  PROFILE_N=n        elements for make profile (now: $(PROFILE_N))"
-	@echo "  SANITIZE_JOBS=j    sanitizer runs at once (now: $(SANITIZE_JOBS))"
+	@echo "make                build every step (stepNN_<name>/run, with a link stepNN) and lab"
+	@echo "make stepNN         one step of the ladder: make step05 && ./step05/run"
+	@echo "make <directory>    any step directory, a copy of a step too: make step04_mine"
+	@echo "make test           build, then run the tests (installs Criterion if missing)"
+	@echo "make labNN          a lab's starter kernel in its step's program: ./labs/labNN/run --check"
+	@echo "make grade SUBMISSIONS=dir LAB=labNN   check every student's reduce.cu, write a CSV"
+	@echo "make bench          on a GPU: every step and CUB over n = 2^10 .. 2^30 -> docs/results/"
+	@echo "make charts         from the committed CSV: docs/*.svg and README.md's results table"
+	@echo "make profile STEP=NN  on a GPU: Nsight Compute counters of stepNN beside step(NN-1)"
+	@echo "make sanitize       on a GPU: compute-sanitizer on every step"
+	@echo "make ptx            the PTX (and SASS, where cuobjdump is installed) of every kernel"
+	@echo "variables: ARCH=sm_NN (now $(or $(ARCH),sm_90 + compute_75 PTX)), CUDA_HOME, NVCC, CC, NCCL_HOME"
 
-# make step05: the binary, and step05 -> step05_unroll_warp so ./step05/run works
-$(STEPS): %: $$(call step_dir,%)/run
-	@ln -sfn $(call step_dir,$@) $@
+# make stepNN_<name>: its program; make stepNN: the same, and a link stepNN -> stepNN_<name>
+$(STEP_DIRS): %: %/run
+define short_name
+$(firstword $(subst _, ,$(1))): $(1)/run
+	@ln -sfn $(1) $$@
+endef
+$(foreach d,$(LADDER_BUILT),$(eval $(call short_name,$(d))))
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) -I$(<D) $(if $(findstring step12,$<),$(STEP12_CPPFLAGS)) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -I$(<D) $(if $(findstring step12,$<),-I$(NCCL_DIR)/include) -c $< -o $@
 
-# common/main.c once per step, told which descriptor to run
-$(BUILD)/step%/main.o: common/main.c
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -DSTEP_SYMBOL=$(firstword $(subst _, ,$(notdir $(@D)))) -c $< -o $@
+%/run: $$(call step_objects,$$*) $(COMMON_OBJECTS)
+	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) $(if $(findstring step12,$@),$(STEP12_LIBS))
 
-%/run: $(BUILD)/%/main.o $(BUILD)/%/host.o $(BUILD)/%/reduce.o $(COMMON_OBJECTS)
-	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
+include labs/labs.mk
 
-$(BENCH_BINARY): $(BENCH_OBJECTS) $(BUILD)/common/registry.o $(STEP_OBJECTS) $(COMMON_OBJECTS)
-	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
+TEST_BINARY := tests/bin/tests
+TEST_OBJECTS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c)) $(COMMON_OBJECTS)
 
-# The GPU machine has no gnuplot: bench writes the CSV there, charts draws it here.
-bench: $(BENCH_BINARY)
-	$(BENCH_BINARY) $(BENCH_ARGS)
-
-charts:
-	bash bench/charts.sh $(BENCH_CSV)
-
-profile: $(STEPS)
-	CUDA_HOME="$(CUDA_HOME)" bash bench/profile.sh "$(STEP)" "$(PROFILE_N)"
-
-sanitize: $(STEPS) $(BENCH_BINARY)
-	CUDA_HOME="$(CUDA_HOME)" SANITIZE_JOBS="$(SANITIZE_JOBS)" bash bench/sanitize.sh
-
-# The end-to-end tests run the step binaries: build them first.
-$(TEST_BINARY): $(TEST_OBJECTS) $(STEP_OBJECTS) $(COMMON_OBJECTS) | $(STEP_BINARIES)
+$(TEST_BINARY): $(TEST_OBJECTS)
 	@mkdir -p $(@D)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) -lcriterion
 
+# The tests run the programs as a student does: build them all first.
 test: all
 	@tests/ensure-criterion.sh
 	@$(MAKE) --no-print-directory $(TEST_BINARY)
 	$(TEST_BINARY)
 
+ladder:
+	@echo $(LADDER_BUILT)
+
+bench: all
+	bash bench/bench.sh
+
+charts:
+	bash bench/charts.sh $(BENCH_CSV)
+
+profile: all
+	bash bench/profile.sh "$(STEP)" "$(or $(PROFILE_N),1048576)"
+
+sanitize: all
+	bash bench/sanitize.sh
+
+ptx:
+	bash bench/ptx.sh
+
 clean:
-	rm -rf $(BUILD) tests/bin $(STEP_BINARIES) $(STEPS) $(BENCH_BINARY)
+	rm -rf $(BUILD) tests/bin $(addsuffix /run,$(STEP_DIRS)) $(SHORT_NAMES) labs/lab*/program
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

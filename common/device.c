@@ -1,63 +1,99 @@
-#include "device.h"
-
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <cuda_runtime_api.h>
 
-#include "cuda_check.h"
+#include "toolbox.h"
 
+static const double BYTES_PER_GB = 1e9, BYTES_PER_MIB = 1024.0 * 1024.0;
 enum { HZ_PER_KHZ = 1000, BITS_PER_BYTE = 8, DOUBLE_DATA_RATE = 2 };
-static const double BYTES_PER_GB = 1e9;
 
-double peak_bandwidth_gb_per_s(int memory_clock_khz, int bus_width_bits)
+bool cuda_succeeded(cudaError_t status, const char *call, const char *file, int line)
 {
-    double hz = (double)memory_clock_khz * HZ_PER_KHZ;
-    double bytes_per_edge = (double)bus_width_bits / BITS_PER_BYTE;
-    return DOUBLE_DATA_RATE * hz * bytes_per_edge / BYTES_PER_GB;
+    if (status != cudaSuccess)
+        fprintf(stderr, "CUDA error at %s:%d: %s\n  in %s\n  (%s)\n", file, line,
+                cudaGetErrorString(status), call, cudaGetErrorName(status));
+    return status == cudaSuccess;
 }
 
 double effective_gb_per_s(double bytes, double milliseconds)
 {
-    if (milliseconds <= 0) return 0;
-    return bytes / (milliseconds * 1e-3) / BYTES_PER_GB;
+    return milliseconds > 0 ? bytes / (milliseconds * 1e-3) / BYTES_PER_GB : 0;
 }
 
-static bool attribute(int *value, enum cudaDeviceAttr which, int id)
+/* No GPU and no driver both land here. Upgrading a driver does not help on a machine without
+ * an NVIDIA GPU, so the message says what works without one instead. */
+static void explain_no_device(const char *program, cudaError_t status)
 {
-    return CUDA_OK(cudaDeviceGetAttribute(value, which, id));
+    fprintf(stderr, "%s: no CUDA device: %s.\n"
+            "  The kernels run on an NVIDIA GPU with its driver loaded; this machine offers none.\n"
+            "  Without one you can still build every step (make), run the tests that need no GPU\n"
+            "  (make test says how many it skipped) and read the kernels' PTX and SASS (make ptx):\n"
+            "  see \"Without a GPU\" in README.md.\n", program,
+            status == cudaErrorNoDevice ? "no CUDA-capable GPU was found"
+            : status == cudaErrorInsufficientDriver
+                ? "no NVIDIA driver answered (none is loaded, or it is older than this CUDA)"
+                : cudaGetErrorString(status));
 }
 
-bool device_query(struct device_info *device, char *why, size_t why_size)
+bool device_open(struct device_info *device, const char *program)
 {
-    memset(device, 0, sizeof *device);
-    int count = 0;
-    cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0) {
-        snprintf(why, why_size, "no CUDA device: %s",
-                 status != cudaSuccess ? cudaGetErrorString(status) : "none found");
-        return false;
-    }
+    int count = 0, memory_khz = 0, bus_bits = 0, l2 = 0;
     struct cudaDeviceProp prop;
-    int l2 = 0;
-    if (!CUDA_OK(cudaSetDevice(device->id)) ||
-        !CUDA_OK(cudaGetDeviceProperties(&prop, device->id)) ||
-        !attribute(&device->memory_clock_khz, cudaDevAttrMemoryClockRate, device->id) ||
-        !attribute(&device->bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, device->id) ||
-        !attribute(&l2, cudaDevAttrL2CacheSize, device->id) ||
-        !attribute(&device->max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, device->id) ||
-        !CUDA_OK(cudaMemGetInfo(&device->free_bytes, &device->total_bytes)) ||
-        !CUDA_OK(cudaRuntimeGetVersion(&device->runtime_version))) {
-        snprintf(why, why_size, "could not query CUDA device %d (see the error above)",
-                 device->id);
+    cudaError_t status = cudaGetDeviceCount(&count);
+    memset(device, 0, sizeof *device);
+    if (status != cudaSuccess || count == 0) {
+        explain_no_device(program, status == cudaSuccess ? cudaErrorNoDevice : status);
         return false;
     }
+    if (!CUDA_OK(cudaSetDevice(0)) || !CUDA_OK(cudaGetDeviceProperties(&prop, 0)) ||
+        !CUDA_OK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0)) ||
+        !CUDA_OK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0)) ||
+        !CUDA_OK(cudaDeviceGetAttribute(&device->sm_clock_khz, cudaDevAttrClockRate, 0)) ||
+        !CUDA_OK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0)) ||
+        !CUDA_OK(cudaDeviceGetAttribute(&device->max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, 0)) ||
+        !CUDA_OK(cudaRuntimeGetVersion(&device->runtime_version)))
+        return false;
     snprintf(device->name, sizeof device->name, "%s", prop.name);
     device->sm_count = prop.multiProcessorCount;
     device->cc_major = prop.major;
     device->cc_minor = prop.minor;
     device->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
     device->l2_bytes = (size_t)l2;
-    device->peak_gb_per_s =
-        peak_bandwidth_gb_per_s(device->memory_clock_khz, device->bus_width_bits);
+    /* data moves on both clock edges (x2) over the whole bus */
+    device->peak_gb_per_s = DOUBLE_DATA_RATE * (double)memory_khz * HZ_PER_KHZ * bus_bits /
+                            BITS_PER_BYTE / BYTES_PER_GB;
     return true;
+}
+
+unsigned filling_grid(const struct device_info *device, unsigned threads)
+{
+    unsigned per_sm = device->max_threads_per_sm / threads, limit = (unsigned)device->max_blocks_per_sm;
+    return device->sm_count * (per_sm < limit ? per_sm : limit);
+}
+
+bool total_read(const float *device_total, float *total)
+{
+    return device_total == NULL || CUDA_OK(cudaMemcpy(total, device_total, sizeof *total, cudaMemcpyDeviceToHost));
+}
+
+bool sum_on_host(const float *block_sums, size_t count, float *total)
+{
+    float *copy = malloc(count * sizeof(float));
+    double sum = 0;
+    bool ok = copy != NULL && CUDA_OK(cudaMemcpy(copy, block_sums, count * sizeof(float), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; ok && i < count; i++) sum += copy[i];
+    *total = (float)sum;
+    free(copy);
+    return ok;
+}
+
+bool device_memory_fits(const struct device_info *device, size_t bytes, const char *what)
+{
+    size_t free_bytes = 0, total_bytes = 0;
+    if (!CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes))) return false;
+    if (bytes > free_bytes)
+        fprintf(stderr, "not enough device memory for %s: it needs %.1f MiB, %.1f MiB of %.1f MiB "
+                "are free on %s\n", what, bytes / BYTES_PER_MIB, free_bytes / BYTES_PER_MIB,
+                total_bytes / BYTES_PER_MIB, device->name);
+    return bytes <= free_bytes;
 }

@@ -1,91 +1,89 @@
-#include "pattern.h"
-
-#include <errno.h>
-#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char ONEHOT_PREFIX[] = "onehot:";
+#include "toolbox.h"
 
-uint64_t random_next(uint64_t *state)
+static const char *const NAMES[] = {"uniform", "ones", "onehot", "real", "normal", "wide", "cancel"};
+enum { UNIFORM_VALUES = 100, RANDOM_BITS = 24, WIDE_LOWEST = -30, WIDE_EXPONENTS = 62,
+       CANCEL_LOWEST = 10, CANCEL_EXPONENTS = 10, SIGN_BIT = 1 << 7 };
+static const uint64_t SECOND_STREAM = 0x5bd1e995u;
+static const double TWO_PI = 6.283185307179586;
+
+uint64_t random_at(uint64_t seed, uint64_t i)
 {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
 
-static bool parse_index(const char *text, size_t *index)
+/* [0, 1) with RANDOM_BITS bits: exactly a float. */
+static double fraction(uint64_t bits) { return ldexp((double)(bits >> (64 - RANDOM_BITS)), -RANDOM_BITS); }
+
+/* 1.f x 2^(lowest + bits % exponents), with a random sign. */
+static float magnitude(uint64_t bits, int lowest, int exponents)
 {
-    if (*text < '0' || *text > '9') return false;
-    errno = 0;
-    char *end = NULL;
-    unsigned long long value = strtoull(text, &end, 10);
-    if (errno != 0 || *end != '\0' || value > SIZE_MAX) return false;
-    *index = (size_t)value;
-    return true;
+    float value = (float)ldexp(1 + fraction(bits << 8), lowest + (int)(bits % (uint64_t)exponents));
+    return bits & SIGN_BIT ? -value : value;
+}
+
+static float value_at(enum pattern_kind kind, uint64_t seed, size_t i)
+{
+    uint64_t bits = random_at(seed, i), other = random_at(seed ^ SECOND_STREAM, i);
+    switch (kind) {
+    case PATTERN_UNIFORM: return (float)(bits % UNIFORM_VALUES);
+    case PATTERN_ONES: return 1.0f;
+    case PATTERN_REAL: return (float)(2 * fraction(bits) - 1);
+    case PATTERN_NORMAL: /* Box-Muller; 1 - fraction is in (0, 1], so the logarithm is finite */
+        return (float)(sqrt(-2 * log(1 - fraction(bits))) * cos(TWO_PI * fraction(other)));
+    case PATTERN_WIDE: return magnitude(bits, WIDE_LOWEST, WIDE_EXPONENTS);
+    case PATTERN_CANCEL: { /* x at an even index, -x + r (r in [-1, 1)) after it */
+        float large = magnitude(random_at(seed, i & ~(size_t)1), CANCEL_LOWEST, CANCEL_EXPONENTS);
+        return i % 2 == 0 ? large : -large + (float)(2 * fraction(other) - 1);
+    }
+    default: return 0.0f;
+    }
+}
+
+void pattern_fill(float *data, size_t n, const struct pattern *pattern, uint64_t seed)
+{
+    size_t hot;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) data[i] = value_at(pattern->kind, seed, i);
+    if (pattern_onehot_position(pattern, n, &hot)) data[hot] = 1.0f;
 }
 
 bool pattern_parse(const char *text, struct pattern *pattern)
 {
+    char *end = NULL;
     memset(pattern, 0, sizeof *pattern);
-    if (strcmp(text, "uniform") == 0) {
-        pattern->kind = PATTERN_UNIFORM;
-        return true;
+    if (strncmp(text, "onehot:", strlen("onehot:")) == 0) {
+        text += strlen("onehot:");
+        pattern->kind = PATTERN_ONEHOT;
+        pattern->onehot_last = strcmp(text, "last") == 0;
+        pattern->onehot_index = strtoull(text, &end, 10);
+        return pattern->onehot_last || (*text >= '0' && *text <= '9' && *end == '\0');
     }
-    if (strcmp(text, "ones") == 0) {
-        pattern->kind = PATTERN_ONES;
-        return true;
-    }
-    if (strncmp(text, ONEHOT_PREFIX, sizeof ONEHOT_PREFIX - 1) != 0) return false;
-    const char *where = text + sizeof ONEHOT_PREFIX - 1;
-    pattern->kind = PATTERN_ONEHOT;
-    if (strcmp(where, "last") == 0) {
-        pattern->onehot_last = true;
-        return true;
-    }
-    return parse_index(where, &pattern->onehot_index);
+    for (size_t k = 0; k < sizeof NAMES / sizeof NAMES[0]; k++)
+        if (k != PATTERN_ONEHOT && strcmp(text, NAMES[k]) == 0) {
+            pattern->kind = (enum pattern_kind)k;
+            return true;
+        }
+    return false;
 }
 
-const char *pattern_describe(const struct pattern *pattern, char *buffer, size_t size)
+const char *pattern_name(const struct pattern *pattern, char *buffer, size_t size)
 {
-    switch (pattern->kind) {
-    case PATTERN_UNIFORM: snprintf(buffer, size, "uniform"); break;
-    case PATTERN_ONES: snprintf(buffer, size, "ones"); break;
-    case PATTERN_ONEHOT:
-        if (pattern->onehot_last)
-            snprintf(buffer, size, "onehot:last");
-        else
-            snprintf(buffer, size, "onehot:%zu", pattern->onehot_index);
-        break;
-    }
+    if (pattern->kind != PATTERN_ONEHOT) snprintf(buffer, size, "%s", NAMES[pattern->kind]);
+    else if (pattern->onehot_last) snprintf(buffer, size, "onehot:last");
+    else snprintf(buffer, size, "onehot:%zu", pattern->onehot_index);
     return buffer;
 }
 
 bool pattern_onehot_position(const struct pattern *pattern, size_t n, size_t *position)
 {
-    if (n == 0) return false;
     *position = pattern->onehot_last ? n - 1 : pattern->onehot_index;
-    return *position < n;
-}
-
-void pattern_fill(float *data, size_t n, const struct pattern *pattern, uint64_t seed)
-{
-    switch (pattern->kind) {
-    case PATTERN_UNIFORM: {
-        uint64_t state = seed;
-        for (size_t i = 0; i < n; i++) data[i] = (float)(random_next(&state) % UNIFORM_VALUES);
-        break;
-    }
-    case PATTERN_ONES:
-        for (size_t i = 0; i < n; i++) data[i] = 1.0f;
-        break;
-    case PATTERN_ONEHOT: {
-        memset(data, 0, n * sizeof *data);
-        size_t position;
-        if (pattern_onehot_position(pattern, n, &position)) data[position] = 1.0f;
-        break;
-    }
-    }
+    return pattern->kind == PATTERN_ONEHOT && n > 0 && *position < n;
 }

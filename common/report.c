@@ -1,90 +1,77 @@
-#include "report.h"
-
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-static const double BYTES_PER_MIB = 1024.0 * 1024.0;
-static const double PERCENT = 100.0;
+#include "toolbox.h"
 
-void report_derive_bandwidth(struct report *report)
+static const double BYTES_PER_MIB = 1024.0 * 1024.0, PERCENT = 100.0;
+enum { CUDA_MAJOR = 1000, CUDA_MINOR = 10 };
+
+struct report report_start(const struct step_info *step, const struct device_info *device,
+                           const struct options *options, size_t n)
 {
-    report->gb_per_s = effective_gb_per_s(report->bytes_read, report->timing.median_ms);
-    report->peak_pct = report->device->peak_gb_per_s > 0
-                           ? PERCENT * report->gb_per_s / report->device->peak_gb_per_s
-                           : 0;
+    struct report report = {.step = step, .device = device, .n = n};
+    report.variant = step->variants != NULL ? step->variants[options->variant].name : NULL;
+    pattern_name(&options->pattern, report.pattern, sizeof report.pattern);
+    return report;
 }
 
-static const char *verdict_word(const struct report *report)
+void report_judge(struct report *report, const struct reference *reference, unsigned depth)
 {
-    return report->ok ? "CORRECT" : "WRONG";
+    report->reference = *reference;
+    report->depth = depth;
+    report->bound = error_bound(reference, depth);
+    report->ok = result_within(report->result, reference, report->bound);
 }
 
-void report_verdict(FILE *out, const struct report *report)
-{
-    fprintf(out, "%s %s n=%zu pattern=%s result=%.9g expected=%.17g %s\n", report->step->name,
-            report->variant ? report->variant : "-", report->n, report->pattern, report->result,
-            report->expected, verdict_word(report));
-}
+static double gb_per_s(const struct report *r) { return effective_gb_per_s(r->n * sizeof(float), r->time.median_ms); }
+static double ratio_to_cub(const struct report *r) { return r->cub.runs ? r->cub.median_ms / r->time.median_ms : 0; }
+static const char *verdict(const struct report *r) { return r->ok ? "CORRECT" : "WRONG"; }
 
-static void print_check(FILE *out, const struct report *report)
+static void print_human(const struct report *r)
 {
-    double error = fabs((double)report->result - report->expected);
-    fprintf(out, "result     %.9g   expected %.17g\n", report->result, report->expected);
-    if (report->bound == 0)
-        fprintf(out, "check      exact (integer data, every partial sum below 2^24): error %.9g -> %s\n",
-                error, verdict_word(report));
+    const struct device_info *d = r->device;
+    double error = fabs((double)r->result - r->reference.sum);
+    printf("%s: %s\n", r->step->name, r->step->title);
+    if (r->variant != NULL) printf("variant    %s\n", r->variant);
+    printf("device     %s, %d SMs, sm_%d%d, peak %.0f GB/s, CUDA %d.%d\n", d->name, d->sm_count,
+           d->cc_major, d->cc_minor, d->peak_gb_per_s, d->runtime_version / CUDA_MAJOR,
+           d->runtime_version % CUDA_MAJOR / CUDA_MINOR);
+    printf("input      n = %zu (%.1f MiB), pattern %s\nlaunch     %s\n", r->n,
+           r->n * sizeof(float) / BYTES_PER_MIB, r->pattern, r->launch);
+    printf("result     %.9g   expected %.17g\n", r->result, r->reference.sum);
+    if (r->bound == 0)
+        printf("check      exact (integer data, no partial sum above 2^24): error %.9g -> %s\n", error, verdict(r));
     else
-        fprintf(out, "check      |error| %.9g <= bound %.9g (docs/verification.md) -> %s\n", error,
-                report->bound, verdict_word(report));
+        printf("check      |error| %.9g <= bound %.9g (depth %u, docs/verification.md) -> %s\n",
+               error, r->bound, r->depth, verdict(r));
+    printf("time       %.4f ms median, %.4f .. %.4f ms over %d runs, the L2 flushed before each\n",
+           r->time.median_ms, r->time.min_ms, r->time.max_ms, r->time.runs);
+    printf("bandwidth  %.1f GB/s effective = %.1f%% of peak\n", gb_per_s(r), PERCENT * gb_per_s(r) / d->peak_gb_per_s);
+    if (r->cub.runs > 0)
+        printf("cub        %.4f ms median for cub::DeviceReduce::Sum on the same copies: this step "
+               "runs at %.2fx its speed\n", r->cub.median_ms, ratio_to_cub(r));
 }
 
-void report_human(FILE *out, const struct report *report)
+void report_csv_header(void)
 {
-    const struct device_info *device = report->device;
-    fprintf(out, "%s: %s\n", report->step->name, report->step->title);
-    fprintf(out, "lesson     %s\n", report->step->lesson);
-    if (report->variant) fprintf(out, "variant    %s\n", report->variant);
-    fprintf(out, "device     %s, %d SMs, sm_%d%d, peak %.0f GB/s\n", device->name,
-            device->sm_count, device->cc_major, device->cc_minor, device->peak_gb_per_s);
-    fprintf(out, "input      n = %zu (%.1f MiB), pattern %s\n", report->n,
-            (double)report->n * sizeof(float) / BYTES_PER_MIB, report->pattern);
-    fprintf(out, "launch     %u blocks x %u threads, %u element(s) per thread; %u launch(es), %s finish\n",
-            report->plan.blocks, report->plan.threads, report->plan.elements_per_thread,
-            report->passes, report->finish == FINISH_CPU ? "host" : "GPU");
-    print_check(out, report);
-    fprintf(out, "time       %.4f ms median, %.4f .. %.4f ms over %d runs\n",
-            report->timing.median_ms, report->timing.min_ms, report->timing.max_ms,
-            report->timing.runs);
-    fprintf(out, "bandwidth  %.1f GB/s effective = %.1f%% of peak\n", report->gb_per_s,
-            report->peak_pct);
+    puts("step,variant,n,pattern,result,expected,error,bound,ok,ms_median,ms_min,gb_per_s,"
+         "peak_pct,cub_ms_median,ratio_to_cub,device,cuda");
 }
 
-void csv_field(FILE *out, const char *text)
+void report_print(const struct report *r, const struct options *options)
 {
-    if (strpbrk(text, ",\"\n\r") == NULL) {
-        fputs(text, out);
-        return;
-    }
-    fputc('"', out);
-    for (const char *c = text; *c; c++) {
-        if (*c == '"') fputc('"', out);
-        fputc(*c, out);
-    }
-    fputc('"', out);
-}
-
-void report_csv_header(FILE *out)
-{
-    fputs("step,n,pattern,result,expected,ok,ms_median,ms_min,gb_per_s,peak_pct,device\n", out);
-}
-
-void report_csv_row(FILE *out, const struct report *report)
-{
-    fprintf(out, "%s,%zu,", report->step->name, report->n);
-    csv_field(out, report->pattern);
-    fprintf(out, ",%.9g,%.17g,%d,%.6f,%.6f,%.2f,%.2f,", report->result, report->expected,
-            report->ok ? 1 : 0, report->timing.median_ms, report->timing.min_ms,
-            report->gb_per_s, report->peak_pct);
-    csv_field(out, report->device->name);
-    fputc('\n', out);
+    int major = r->device->runtime_version / CUDA_MAJOR;
+    int minor = r->device->runtime_version % CUDA_MAJOR / CUDA_MINOR;
+    if (options->csv)
+        printf("%s,%s,%zu,%s,%.9g,%.17g,%.9g,%.9g,%d,%.6f,%.6f,%.2f,%.2f,%.6f,%.4f,%s,%d.%d\n",
+               r->step->name, r->variant ? r->variant : "-", r->n, r->pattern, r->result,
+               r->reference.sum, (double)r->result - r->reference.sum, r->bound, r->ok,
+               r->time.median_ms, r->time.min_ms, gb_per_s(r), PERCENT * gb_per_s(r) / r->device->peak_gb_per_s,
+               r->cub.median_ms, ratio_to_cub(r), r->device->name, major, minor);
+    else if (options->quiet)
+        printf("%s %s n=%zu pattern=%s result=%.9g expected=%.17g %s\n", r->step->name,
+               r->variant ? r->variant : "-", r->n, r->pattern, r->result, r->reference.sum, verdict(r));
+    else
+        print_human(r);
 }

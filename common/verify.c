@@ -1,22 +1,50 @@
-#include "verify.h"
-
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 
-/* Unit roundoff: half the distance from 1 to the next float (double). */
-static const double FLOAT_UNIT_ROUNDOFF = FLT_EPSILON / 2;
-static const double DOUBLE_UNIT_ROUNDOFF = DBL_EPSILON / 2;
+#include "toolbox.h"
+
+static const double FLOAT_UNIT_ROUNDOFF = FLT_EPSILON / 2, DOUBLE_UNIT_ROUNDOFF = DBL_EPSILON / 2;
+enum { CHUNK = 1 << 16 };             /* fixed chunks: the same sum on any number of threads */
+
+/* Neumaier's compensated sum: `error` keeps what each addition to `sum` rounded away. */
+static void add(double *sum, double *error, double x)
+{
+    double next = *sum + x;
+    *error += fabs(*sum) >= fabs(x) ? (*sum - next) + x : (x - next) + *sum;
+    *sum = next;
+}
+
+static struct reference chunk_reference(const float *data, size_t n)
+{
+    struct reference part = {0, 0, n, true};
+    double error = 0;
+    for (size_t i = 0; i < n; i++) {
+        add(&part.sum, &error, data[i]);
+        part.abs_sum += fabs((double)data[i]);
+        part.integer_valued = part.integer_valued && data[i] == floorf(data[i]);
+    }
+    part.sum += error;
+    return part;
+}
 
 struct reference reference_compute(const float *data, size_t n)
 {
-    struct reference reference = {.sum = 0, .abs_sum = 0, .n = n, .integer_valued = true};
-    for (size_t i = 0; i < n; i++) {
-        double x = data[i];
-        reference.sum += x;
-        reference.abs_sum += fabs(x);
-        if (x != floor(x)) reference.integer_valued = false;
+    size_t chunks = (n + CHUNK - 1) / CHUNK;
+    struct reference *parts = malloc((chunks > 0 ? chunks : 1) * sizeof *parts), total = {0, 0, n, true};
+    double error = 0;
+    if (parts == NULL) abort();
+#pragma omp parallel for schedule(static)
+    for (size_t c = 0; c < chunks; c++)
+        parts[c] = chunk_reference(data + c * CHUNK, n - c * CHUNK < CHUNK ? n - c * CHUNK : CHUNK);
+    for (size_t c = 0; c < chunks; c++) {
+        add(&total.sum, &error, parts[c].sum);
+        total.abs_sum += parts[c].abs_sum;
+        total.integer_valued = total.integer_valued && parts[c].integer_valued;
     }
-    return reference;
+    total.sum += error;
+    free(parts);
+    return total;
 }
 
 bool reference_is_exact(const struct reference *reference)
@@ -33,23 +61,18 @@ double rounding_gamma(double roundings, double unit_roundoff)
 double error_bound(const struct reference *reference, unsigned depth)
 {
     if (reference_is_exact(reference)) return 0;
-    double float_part = rounding_gamma(depth, FLOAT_UNIT_ROUNDOFF) * reference->abs_sum;
-    double reference_part = reference->integer_valued
-                                ? 0
-                                : rounding_gamma((double)reference->n, DOUBLE_UNIT_ROUNDOFF) *
-                                      reference->abs_sum;
-    return float_part + reference_part;
+    double own = reference->integer_valued ? 0 : rounding_gamma((double)reference->n, DOUBLE_UNIT_ROUNDOFF);
+    return (rounding_gamma(depth, FLOAT_UNIT_ROUNDOFF) + own) * reference->abs_sum;
 }
 
 bool result_within(float result, const struct reference *reference, double bound)
 {
-    if (!isfinite(result)) return false;
-    return fabs((double)result - reference->sum) <= bound;
+    return isfinite(result) && fabs((double)result - reference->sum) <= bound;
 }
 
-unsigned tree_levels(unsigned threads)
+unsigned tree_levels(size_t count)
 {
     unsigned levels = 0;
-    while ((1ull << levels) < threads) levels++;
+    while (((size_t)1 << levels) < count) levels++;
     return levels;
 }

@@ -1,24 +1,135 @@
-/* step00_global — host side: the launch configuration of step00 and its descriptor.
- * One thread per element, a block of 256 threads by default (the documents'
- * ThreadsPerBlock); the per-block sums are reduced again (common/passes.c) or on the host. */
-#include "step.h"
+/* step00_global: the program.
+ * It reads top to bottom like the documents' main(): the options, the data, device memory,
+ * the launches and the finish, the check, the time, the report. The kernel is in reduce.cu;
+ * common/toolbox.h says what each helper does. */
+#include "reduce.h"
+#include "toolbox.h"
 
-enum { ELEMENTS_PER_THREAD = 1 };
+enum { ELEMENTS_PER_THREAD = 1 };    /* each thread loads one element */
+enum { HOST_FINISH_DEPTH = 2 };      /* the host adds in double, then rounds once to float */
 
-PASS_LAUNCHER(step00_launch);
+static const struct step_info STEP = {
+    .name = "step00", .title = "Reduction 0: the tree in place, in global memory",
+    .min_threads = 32, .max_threads = 1024, .default_threads = 256, .host_finish = true,
+};
 
-static struct pass_plan plan(size_t n, const struct launch_request *request)
+/* One block per threads * ELEMENTS_PER_THREAD elements; one block even for n = 0, so that an
+ * empty input still has a (zero) total. */
+static unsigned blocks_for(size_t n, unsigned threads)
 {
-    return plan_fixed_elements(n, request->threads, ELEMENTS_PER_THREAD);
+    size_t per_block = (size_t)threads * ELEMENTS_PER_THREAD;
+    return n > per_block ? (unsigned)((n + per_block - 1) / per_block) : 1;
 }
 
-const struct step step00 = {
-    .name = "step00",
-    .directory = "step00_global",
-    .title = "Reduction 0 - add in place in global memory (全局内存)",
-    .lesson = "every partial sum travels through DRAM; divergent, strided warps",
-    .threads = {.fallback = 256, .min = 32, .max = 1024},
-    .destroys_input = true,
-    .plan = plan,
-    .launch = step00_launch,
-};
+/* Launches, each over the block sums of the one before, until one value is left. */
+static unsigned passes(size_t n, unsigned threads, enum finish finish)
+{
+    unsigned count = 1;
+    while (finish == FINISH_GPU && (n = blocks_for(n, threads)) > 1) count++;
+    return count;
+}
+
+/* The longest chain of float additions any element goes through (docs/verification.md). */
+static unsigned depth(size_t n, unsigned threads, enum finish finish)
+{
+    unsigned per_pass = ELEMENTS_PER_THREAD + tree_levels(threads);
+    return passes(n, threads, finish) * per_pass + (finish == FINISH_CPU ? HOST_FINISH_DEPTH : 0);
+}
+
+/* Device memory beside the input: room for the first pass's block sums, then the second's;
+ * later passes alternate between the two. */
+static size_t block_sums_bytes(size_t n, unsigned threads)
+{
+    size_t first = blocks_for(n, threads);
+    return (first + blocks_for(first, threads)) * sizeof(float);
+}
+
+/* The launches, and the finish: more launches leave the total in *device_total; the host
+ * finish (documents 001 and 004) adds the block sums into *host_total. Each
+ * pass adds in place in what it reads: first the work copy, then the block sums. */
+static bool reduce(float *work, size_t n, unsigned threads, enum finish finish,
+                   float *block_sums, const float **device_total, float *host_total)
+{
+    float *half[2] = {block_sums, block_sums + blocks_for(n, threads)};
+    float *in = work;
+    int which = 0;
+    do {
+        unsigned blocks = blocks_for(n, threads);
+        CUDA_TRY(reduce_blocks(in, n, half[which], blocks, threads));
+        in = half[which];
+        which = 1 - which;
+        n = blocks;
+    } while (finish == FINISH_GPU && n > 1);
+    *device_total = finish == FINISH_GPU ? in : NULL;
+    return finish == FINISH_GPU || sum_on_host(in, n, host_total);
+}
+
+/* One size: device memory, the data, timed runs (then CUB's on the same copies), the check
+ * against the host's exact sum, and the report. */
+static int measure(const struct options *o, const struct device_info *device, size_t n)
+{
+    float *work = NULL, *block_sums = NULL;       /* the copy a run destroys; the block sums */
+    struct timer timer = {0};
+    struct input input = {0};
+    struct report report = report_start(&STEP, device, o, n);
+    const float *device_total = NULL;
+    bool ok = CUDA_OK(cudaMalloc((void **)&work, (n + 1) * sizeof(float))) &&
+              CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(n, o->threads))) &&
+              timer_make(&timer, device, o->iters) &&
+              input_create(&input, o, n, device);
+    for (int run = 0; ok && run < o->warmup + o->iters; run++)
+        ok = CUDA_OK(cudaMemcpy(work, input.copies[run % input.count], n * sizeof(float),
+                                cudaMemcpyDeviceToDevice)) && timer_start(&timer) &&
+             reduce(work, n, o->threads, o->finish, block_sums, &device_total, &report.result) &&
+             timer_stop(&timer, run >= o->warmup);
+    report.time = timer_summary(&timer);
+    ok = ok && total_read(device_total, &report.result);
+    if (ok && o->cub) ok = cub_time(&input, o, &timer, &report.cub, NULL);
+    snprintf(report.launch, sizeof report.launch, "%u blocks x %u threads, %d element(s) per "
+             "thread; %u launch(es), %s finish", blocks_for(n, o->threads), o->threads,
+             ELEMENTS_PER_THREAD, passes(n, o->threads, o->finish), o->finish ? "host" : "GPU");
+    report_judge(&report, &input.reference, depth(n, o->threads, o->finish));
+    if (ok) report_print(&report, o);
+    CUDA_OK(cudaFree(work));
+    CUDA_OK(cudaFree(block_sums));
+    timer_free(&timer);
+    input_free(&input);
+    return !ok ? EXIT_ENVIRONMENT : report.ok ? EXIT_CORRECT : EXIT_WRONG;
+}
+
+/* --check: every case of the matrix, through the same launches. */
+static int check_all(const struct options *o, const struct device_info *device)
+{
+    struct check *check = check_start(&STEP, o, device);
+    float *work = NULL, *block_sums = NULL;
+    struct check_case c;
+    bool ok = check != NULL && CUDA_OK(cudaMalloc((void **)&work, CHECK_LARGEST_N * sizeof(float))) &&
+              CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(CHECK_LARGEST_N, STEP.min_threads)));
+    while (ok && check_next(check, &c)) {
+        const float *device_total = NULL;
+        float total = 0;
+        ok = CUDA_OK(cudaMemcpy(work, c.input, c.n * sizeof(float), cudaMemcpyDeviceToDevice)) &&
+             reduce(work, c.n, c.threads, c.finish, block_sums, &device_total, &total) &&
+             total_read(device_total, &total);
+        if (ok) check_record(check, &c, total, depth(c.n, c.threads, c.finish));
+    }
+    CUDA_OK(cudaFree(work));
+    CUDA_OK(cudaFree(block_sums));
+    return check != NULL ? check_finish(check, ok) : EXIT_ENVIRONMENT;
+}
+
+int main(int argc, char **argv)
+{
+    struct options options;
+    struct device_info device;
+    int status = options_parse(argc, argv, &STEP, &options), worst = EXIT_CORRECT;
+    if (status != OPTIONS_RUN) return status;
+    if (!device_open(&device, STEP.name)) return EXIT_ENVIRONMENT;
+    if (options.check) return check_all(&options, &device);
+    if (options.csv) report_csv_header();
+    for (size_t n = options.n; n <= options.n_last && worst != EXIT_ENVIRONMENT; n = n ? 2 * n : 1) {
+        status = measure(&options, &device, n);
+        worst = status > worst ? status : worst;
+    }
+    return worst;
+}

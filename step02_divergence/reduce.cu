@@ -7,7 +7,7 @@
  * Profile: branch efficiency up, fewer warps issuing per level. The new cost: at len = 1
  *         threads t and t+16 hit the same bank (bank conflict, 存储体冲突); ncu's
  *         l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum shows it. step03 fixes it. */
-#include "step.h"
+#include "reduce.h"
 
 __global__ void reduce_strided_index(const float *in, size_t n, float *block_sums)
 {
@@ -25,9 +25,9 @@ __global__ void reduce_strided_index(const float *in, size_t n, float *block_sum
     if (t == 0) block_sums[blockIdx.x] = partial[0];
 }
 
-extern "C" PASS_LAUNCHER(step02_launch)
+extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
+                                     unsigned threads)
 {
-    size_t shared_bytes = plan.threads * sizeof(float);
-    reduce_strided_index<<<plan.blocks, plan.threads, shared_bytes, stream>>>(in, n, out);
+    reduce_strided_index<<<blocks, threads, threads * sizeof(float)>>>(in, n, block_sums);
     return cudaGetLastError();
 }

@@ -1,12 +1,12 @@
-/* step03_bank — Reduction 3: sequential addressing, no bank conflicts (存储体冲突)
+/* step03_bank — Reduction 3: sequential addressing, no bank conflicts
  *
  * Before: step02's index = 2*len*t made a warp's 32 threads touch addresses 2*len apart,
  *         so several of them land in the same one of the 32 banks and are served one by one.
  * Here:   the tree folds the upper half onto the lower half: thread t < len adds
  *         partial[t + len]. A warp reads 32 consecutive words, one per bank.
  * Profile: the shared-memory bank-conflict counters drop to about zero; half of the
- *         threads already sit idle in the first level (idle threads, idle线程): step04. */
-#include "step.h"
+ *         threads already sit idle in the first level (document 003's "idle线程"): step04. */
+#include "reduce.h"
 
 __global__ void reduce_sequential(const float *in, size_t n, float *block_sums)
 {
@@ -23,9 +23,9 @@ __global__ void reduce_sequential(const float *in, size_t n, float *block_sums)
     if (t == 0) block_sums[blockIdx.x] = partial[0];
 }
 
-extern "C" PASS_LAUNCHER(step03_launch)
+extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
+                                     unsigned threads)
 {
-    size_t shared_bytes = plan.threads * sizeof(float);
-    reduce_sequential<<<plan.blocks, plan.threads, shared_bytes, stream>>>(in, n, out);
+    reduce_sequential<<<blocks, threads, threads * sizeof(float)>>>(in, n, block_sums);
     return cudaGetLastError();
 }

@@ -9,15 +9,20 @@
  *         elements, and its host check repeats the same mistake; see the README.
  * Profile: same tree, half the blocks: time per element drops, and the DRAM throughput
  *         counter rises toward the memory's limit. */
-#include "step.h"
+#include "reduce.h"
 
+/* PLAN_A: document 003's plan A, kept to show its mistake. Thread t of block b adds
+ * in[b * blockDim.x + t] and in[b * blockDim.x + t + gridDim.x]: the blocks' first elements
+ * overlap the second ones of other blocks, and the top of the array is never read. */
+template <bool PLAN_A>
 __global__ void reduce_first_add(const float *in, size_t n, float *block_sums)
 {
     extern __shared__ float partial[];
     unsigned t = threadIdx.x;
-    size_t i = (size_t)blockIdx.x * (2 * blockDim.x) + t;
+    size_t i = (size_t)blockIdx.x * (PLAN_A ? blockDim.x : 2 * blockDim.x) + t;
+    size_t partner = i + (PLAN_A ? gridDim.x : blockDim.x);
     float first = i < n ? in[i] : 0.0f;
-    float second = i + blockDim.x < n ? in[i + blockDim.x] : 0.0f;
+    float second = partner < n ? in[partner] : 0.0f;
     partial[t] = first + second;
     __syncthreads();
     for (unsigned len = blockDim.x / 2; len > 0; len /= 2) {
@@ -28,9 +33,13 @@ __global__ void reduce_first_add(const float *in, size_t n, float *block_sums)
     if (t == 0) block_sums[blockIdx.x] = partial[0];
 }
 
-extern "C" PASS_LAUNCHER(step04_launch)
+extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
+                                     unsigned threads, int variant)
 {
-    size_t shared_bytes = plan.threads * sizeof(float);
-    reduce_first_add<<<plan.blocks, plan.threads, shared_bytes, stream>>>(in, n, out);
+    size_t shared_bytes = threads * sizeof(float);
+    if (variant == VARIANT_PLAN_A)
+        reduce_first_add<true><<<blocks, threads, shared_bytes>>>(in, n, block_sums);
+    else
+        reduce_first_add<false><<<blocks, threads, shared_bytes>>>(in, n, block_sums);
     return cudaGetLastError();
 }

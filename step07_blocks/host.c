@@ -1,27 +1,149 @@
-/* step07_blocks — host side: the launch configuration of step07 and its descriptor.
- * A fixed grid, not one block per slice: --blocks B, or by default
- * request->sm_count * request->max_blocks_per_sm, the most blocks of this size that the
- * GPU holds at once (document 000's "#SM * 2" for its 1024-thread blocks; documents 001
- * and 004 fix 32 x 256, document 003 1024 blocks). Each thread adds
- * ceil(n / (blocks * threads)) elements; common/step.c (plan_grid_stride) holds the rule,
- * which step08 shares. The partials are reduced again (fewer blocks each pass) or on the
- * host (--finish cpu). */
-#include "step.h"
+/* step07_blocks: the program.
+ * It reads top to bottom like the documents' main(): the options, the data, device memory,
+ * the launches and the finish, the check, the time, the report. The kernel is in reduce.cu;
+ * common/toolbox.h says what each helper does. */
+#include "reduce.h"
+#include "toolbox.h"
 
-PASS_LAUNCHER(step07_launch);
+enum { MIN_ELEMENTS = 8 };           /* per thread, at least: see blocks_for */
+enum { HOST_FINISH_DEPTH = 2, CLOCK_OPTION = 0 };  /* the host rounds once or twice; extras[0] */
 
-static struct pass_plan plan(size_t n, const struct launch_request *request)
+static const struct step_info STEP = {
+    .name = "step07", .title = "Reduction 7: a fixed grid, many elements per thread",
+    .min_threads = 64, .max_threads = 1024, .default_threads = 256, .host_finish = true,
+    .grid_size = true,
+    .variants = (const struct variant[]){
+        {"tree", "the block's partial sums meet in a tree, as in step06"},
+        {"thread0", "document 004: thread 0 alone adds the block's partial sums, in a loop"},
+        {NULL, NULL}},
+    .extras = (const struct extra_option[]){
+        {"clock", NULL, "also print each block's clock64() cycles (document 004's timing)"},
+        {NULL, NULL, NULL}},
+};
+
+/* How the kernel is launched: block size, the most blocks (--blocks B, or by default the GPU
+ * filled once: filling_grid), the finish, the variant. */
+struct shape { unsigned threads, grid; enum finish finish; int variant; };
+
+/* The grid for n elements: shape->grid blocks, but never so many that a thread gets fewer
+ * than MIN_ELEMENTS elements (document 000: a thread per element wastes the loop); that also
+ * makes each pass over the block sums shrink. At least one block, even for n = 0. */
+static unsigned blocks_for(size_t n, const struct shape *shape)
 {
-    return plan_grid_stride(n, request);
+    size_t per_block = (size_t)shape->threads * MIN_ELEMENTS, enough = (n + per_block - 1) / per_block;
+    return enough < shape->grid ? (enough > 0 ? (unsigned)enough : 1) : shape->grid;
 }
 
-const struct step step07 = {
-    .name = "step07",
-    .directory = "step07_blocks",
-    .title = "Reduction 7 - a fixed grid (设置合适的block数量), many elements per thread",
-    .lesson = "fill the GPU once, then let each thread stride through the input",
-    .threads = {.fallback = 256, .min = 64, .max = 1024},
-    .takes_block_count = true,
-    .plan = plan,
-    .launch = step07_launch,
-};
+/* The elements each thread adds in its loop: the grid strides over the input. */
+static size_t per_thread(size_t n, const struct shape *s)
+{
+    return (n + (size_t)blocks_for(n, s) * s->threads - 1) / ((size_t)blocks_for(n, s) * s->threads);
+}
+
+/* The longest chain of float additions any element goes through (docs/verification.md): in
+ * each pass, a thread's loop, then the block's tree (or thread 0's loop over the block). */
+static unsigned depth(size_t n, const struct shape *shape)
+{
+    unsigned levels = 0, block = shape->variant == VARIANT_THREAD0 ? shape->threads : tree_levels(shape->threads);
+    do levels += (unsigned)per_thread(n, shape) + block;
+    while (shape->finish == FINISH_GPU && (n = blocks_for(n, shape)) > 1);
+    return levels + (shape->finish == FINISH_CPU) * HOST_FINISH_DEPTH;
+}
+
+/* Device memory beside the input: room for the first pass's block sums, then the second's;
+ * later passes alternate between the two. */
+static size_t block_sums_bytes(size_t n, const struct shape *shape)
+{
+    size_t first = blocks_for(n, shape);
+    return (first + blocks_for(first, shape)) * sizeof(float);
+}
+
+/* The launches, and the finish: more launches leave the total in *device_total; the host
+ * finish (documents 001 and 004) adds the block sums into *host_total. */
+static bool reduce(const float *input, size_t n, const struct shape *shape, float *block_sums,
+                   long long *clocks, const float **device_total, float *host_total)
+{
+    float *half[2] = {block_sums, block_sums + blocks_for(n, shape)};
+    const float *in = input;
+    int which = 0;
+    do {
+        unsigned blocks = blocks_for(n, shape);
+        CUDA_TRY(reduce_blocks(in, n, half[which], blocks, shape->threads, shape->variant,
+                               in == input ? clocks : NULL));
+        in = half[which];
+        which = 1 - which;
+        n = blocks;
+    } while (shape->finish == FINISH_GPU && n > 1);
+    *device_total = shape->finish == FINISH_GPU ? in : NULL;
+    return shape->finish == FINISH_GPU || sum_on_host(in, n, host_total);
+}
+
+/* One size: device memory, the data, timed runs (then CUB's on the same copies), the check
+ * against the host's exact sum, and the report. */
+static int measure(const struct options *o, const struct device_info *device, size_t n)
+{
+    struct shape shape = {o->threads, o->blocks ? o->blocks : filling_grid(device, o->threads), o->finish, o->variant};
+    float *block_sums = NULL;
+    long long *clocks = NULL;        /* --clock: two stamps per block of the first launch */
+    struct timer timer = {0};
+    struct input input = {0};
+    struct report report = report_start(&STEP, device, o, n);
+    const float *device_total = NULL;
+    bool ok = CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(n, &shape))) &&
+              (!o->extra[CLOCK_OPTION] || clock_buffer(&clocks, blocks_for(n, &shape))) &&
+              timer_make(&timer, device, o->iters) && input_create(&input, o, n, device);
+    for (int run = 0; ok && run < o->warmup + o->iters; run++)
+        ok = timer_start(&timer) &&
+             reduce(input.copies[run % input.count], n, &shape, block_sums, clocks, &device_total,
+                    &report.result) &&
+             timer_stop(&timer, run >= o->warmup);
+    report.time = timer_summary(&timer);
+    ok = ok && total_read(device_total, &report.result);
+    if (ok && o->cub) ok = cub_time(&input, o, &timer, &report.cub, NULL);
+    snprintf(report.launch, sizeof report.launch, "%u blocks x %u threads, up to %zu element(s) per "
+             "thread; %s finish", blocks_for(n, &shape), o->threads, per_thread(n, &shape), o->finish ? "host" : "GPU");
+    report_judge(&report, &input.reference, depth(n, &shape));
+    if (ok) report_print(&report, o);
+    if (ok && clocks != NULL) ok = clock_report(clocks, blocks_for(n, &shape), device);
+    CUDA_OK(cudaFree(block_sums));
+    CUDA_OK(cudaFree(clocks));
+    timer_free(&timer);
+    input_free(&input);
+    return !ok ? EXIT_ENVIRONMENT : report.ok ? EXIT_CORRECT : EXIT_WRONG;
+}
+
+/* --check: every case of the matrix, through the same launches. */
+static int check_all(const struct options *o, const struct device_info *device)
+{
+    struct check *check = check_start(&STEP, o, device);
+    struct shape largest = {STEP.min_threads, ~0u, FINISH_GPU, o->variant};   /* the most blocks */
+    float *block_sums = NULL;
+    struct check_case c;
+    bool ok = check != NULL && CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(CHECK_LARGEST_N, &largest)));
+    while (ok && check_next(check, &c)) {
+        struct shape shape = {c.threads, c.blocks ? c.blocks : filling_grid(device, c.threads), c.finish, o->variant};
+        const float *device_total = NULL;
+        float total = 0;
+        ok = reduce(c.input, c.n, &shape, block_sums, NULL, &device_total, &total) &&
+             total_read(device_total, &total);
+        if (ok) check_record(check, &c, total, depth(c.n, &shape));
+    }
+    CUDA_OK(cudaFree(block_sums));
+    return check != NULL ? check_finish(check, ok) : EXIT_ENVIRONMENT;
+}
+
+int main(int argc, char **argv)
+{
+    struct options options;
+    struct device_info device;
+    int status = options_parse(argc, argv, &STEP, &options), worst = EXIT_CORRECT;
+    if (status != OPTIONS_RUN) return status;
+    if (!device_open(&device, STEP.name)) return EXIT_ENVIRONMENT;
+    if (options.check) return check_all(&options, &device);
+    if (options.csv) report_csv_header();
+    for (size_t n = options.n; n <= options.n_last && worst != EXIT_ENVIRONMENT; n = n ? 2 * n : 1) {
+        status = measure(&options, &device, n);
+        worst = status > worst ? status : worst;
+    }
+    return worst;
+}

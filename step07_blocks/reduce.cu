@@ -14,10 +14,11 @@
  *         LOADS_IN_FLIGHT loads at a time, all issued before the first is added, so that a
  *         thread waits for DRAM once per batch, not once per element.
  *         --clock: thread 0 of each block stamps clock64() at the block's start and end
- *         (document 004's in-kernel timing).
+ *         (document 004's in-kernel timing). --variant thread0: document 004's block sum
+ *         by thread 0 alone, a loop over the block's partial sums, against the tree.
  * Profile: DRAM throughput close to the peak; --sweep-blocks shows time against grid size;
  *         the second launch sums only the grid's partials. */
-#include "step.h"
+#include "reduce.h"
 
 enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4 };
 
@@ -38,10 +39,30 @@ static __device__ void last_warp_syncwarp(float *partial, unsigned t)
     }
 }
 
+/* Document 004's second kernel: after the barrier, thread 0 alone adds the block's
+ * BLOCK_SIZE partial sums in a loop while the other threads wait. */
+template <unsigned BLOCK_SIZE>
+static __device__ void thread0_sum(float *partial, unsigned t)
+{
+    if (t != 0) return;
+    for (unsigned i = 1; i < BLOCK_SIZE; i++) partial[0] += partial[i];
+}
+
 /* Document 003's ladder with its bugs fixed: a barrier after every level, the 512 level
  * included (each level reads what other warps wrote in the level before), and a rung for
  * 1024 threads. */
 template <unsigned BLOCK_SIZE>
+static __device__ void tree_sum(float *partial, unsigned t)
+{
+    if (BLOCK_SIZE >= 1024) { if (t < 512) partial[t] += partial[t + 512]; __syncthreads(); }
+    if (BLOCK_SIZE >= 512) { if (t < 256) partial[t] += partial[t + 256]; __syncthreads(); }
+    if (BLOCK_SIZE >= 256) { if (t < 128) partial[t] += partial[t + 128]; __syncthreads(); }
+    if (BLOCK_SIZE >= 128) { if (t < 64) partial[t] += partial[t + 64]; __syncthreads(); }
+    if (BLOCK_SIZE >= 64) { if (t < 32) partial[t] += partial[t + 32]; __syncthreads(); }
+    if (t < WARP_SIZE) last_warp_syncwarp(partial, t);
+}
+
+template <unsigned BLOCK_SIZE, bool THREAD0>
 __global__ void __launch_bounds__(BLOCK_SIZE)
 reduce_grid_stride(const float *in, size_t n, float *block_sums, long long *block_clocks)
 {
@@ -64,12 +85,8 @@ reduce_grid_stride(const float *in, size_t n, float *block_sums, long long *bloc
     }
     partial[t] = sum;
     __syncthreads();
-    if (BLOCK_SIZE >= 1024) { if (t < 512) partial[t] += partial[t + 512]; __syncthreads(); }
-    if (BLOCK_SIZE >= 512) { if (t < 256) partial[t] += partial[t + 256]; __syncthreads(); }
-    if (BLOCK_SIZE >= 256) { if (t < 128) partial[t] += partial[t + 128]; __syncthreads(); }
-    if (BLOCK_SIZE >= 128) { if (t < 64) partial[t] += partial[t + 64]; __syncthreads(); }
-    if (BLOCK_SIZE >= 64) { if (t < 32) partial[t] += partial[t + 32]; __syncthreads(); }
-    if (t < WARP_SIZE) last_warp_syncwarp(partial, t);
+    if (THREAD0) thread0_sum<BLOCK_SIZE>(partial, t);
+    else tree_sum<BLOCK_SIZE>(partial, t);
     if (t == 0) block_sums[blockIdx.x] = partial[0];
     if (block_clocks != NULL && t == 0) block_clocks[2 * blockIdx.x + 1] = clock64();
 }
@@ -77,22 +94,23 @@ reduce_grid_stride(const float *in, size_t n, float *block_sums, long long *bloc
 typedef void (*block_kernel)(const float *in, size_t n, float *block_sums,
                              long long *block_clocks);
 
-/* One instantiation per block size that host.c accepts. */
+/* One instantiation per block size that host.c accepts, for each way to add up a block. */
 struct instantiation {
     unsigned block_size;
-    block_kernel kernel;
+    block_kernel tree, thread0;
 };
+#define BOTH(size) {size, reduce_grid_stride<size, false>, reduce_grid_stride<size, true>}
 static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
-    {64, reduce_grid_stride<64>},   {128, reduce_grid_stride<128>},
-    {256, reduce_grid_stride<256>}, {512, reduce_grid_stride<512>},
-    {1024, reduce_grid_stride<1024>},
+    BOTH(64), BOTH(128), BOTH(256), BOTH(512), BOTH(1024),
 };
 
-extern "C" PASS_LAUNCHER(step07_launch)
+extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
+                                     unsigned threads, int variant, long long *clocks)
 {
     for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
-        if (instance.block_size != plan.threads) continue;
-        instance.kernel<<<plan.blocks, plan.threads, 0, stream>>>(in, n, out, plan.block_clocks);
+        if (instance.block_size != threads) continue;
+        block_kernel kernel = variant == VARIANT_THREAD0 ? instance.thread0 : instance.tree;
+        kernel<<<blocks, threads>>>(in, n, block_sums, clocks);
         return cudaGetLastError();
     }
     return cudaErrorInvalidConfiguration;

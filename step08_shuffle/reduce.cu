@@ -13,7 +13,7 @@
  * Profile: shared-memory instructions drop to one store per warp and one load per lane of
  *         warp 0; one __syncthreads() per block instead of log2(BLOCK_SIZE) - 4, and no
  *         __syncwarp(). Bound by DRAM at large N: expect the time near step07's. */
-#include "step.h"
+#include "reduce.h"
 
 enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4 };
 /* Every lane of the warp takes part in every shuffle. */
@@ -31,19 +31,14 @@ static __device__ float warp_sum(float value)
     return value;
 }
 
+/* step07's grid-stride loop: thread g adds in[g], in[g + stride], ... with LOADS_IN_FLIGHT
+ * loads issued before the first is added. */
 template <unsigned BLOCK_SIZE>
-__global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_shuffle(const float *in, size_t n, float *block_sums, long long *block_clocks)
+static __device__ float thread_sum(const float *in, size_t n)
 {
-    static_assert(BLOCK_SIZE >= WARP_SIZE && BLOCK_SIZE <= 1024 &&
-                      (BLOCK_SIZE & (BLOCK_SIZE - 1)) == 0,
-                  "a power of two from one warp to 1024 threads");
-    __shared__ float warp_sums[WARP_SIZE];
-    unsigned t = threadIdx.x;
-    if (block_clocks != NULL && t == 0) block_clocks[2 * blockIdx.x] = clock64();
     size_t stride = (size_t)gridDim.x * BLOCK_SIZE;
     float sum = 0.0f;
-    for (size_t i = (size_t)blockIdx.x * BLOCK_SIZE + t; i < n; i += LOADS_IN_FLIGHT * stride) {
+    for (size_t i = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n; i += LOADS_IN_FLIGHT * stride) {
         float loaded[LOADS_IN_FLIGHT];
 #pragma unroll
         for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
@@ -52,17 +47,36 @@ reduce_shuffle(const float *in, size_t n, float *block_sums, long long *block_cl
         for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
             sum += loaded[k];
     }
-    unsigned lane = t % WARP_SIZE, warp = t / WARP_SIZE;
+    return sum;
+}
+
+/* The block's sum, in thread 0: each warp adds its 32 values with shuffles, lane 0 of each
+ * warp leaves the warp's sum in shared memory, and after one barrier the first warp adds
+ * those. */
+template <unsigned BLOCK_SIZE>
+static __device__ float block_sum(float sum)
+{
+    static_assert(BLOCK_SIZE >= WARP_SIZE && BLOCK_SIZE <= 1024 &&
+                      (BLOCK_SIZE & (BLOCK_SIZE - 1)) == 0,
+                  "a power of two from one warp to 1024 threads");
+    __shared__ float warp_sums[WARP_SIZE];
+    unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
     sum = warp_sum(sum);
     if (lane == 0) warp_sums[warp] = sum;
     __syncthreads();
     if (warp == 0) sum = warp_sum(lane < BLOCK_SIZE / WARP_SIZE ? warp_sums[lane] : 0.0f);
-    if (t == 0) block_sums[blockIdx.x] = sum;
-    if (block_clocks != NULL && t == 0) block_clocks[2 * blockIdx.x + 1] = clock64();
+    return sum;
 }
 
-typedef void (*block_kernel)(const float *in, size_t n, float *block_sums,
-                             long long *block_clocks);
+template <unsigned BLOCK_SIZE>
+__global__ void __launch_bounds__(BLOCK_SIZE)
+reduce_shuffle(const float *in, size_t n, float *block_sums)
+{
+    float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));
+    if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;
+}
+
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums);
 
 /* One instantiation per block size that host.c accepts. */
 struct instantiation {
@@ -74,11 +88,12 @@ static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
     {256, reduce_shuffle<256>}, {512, reduce_shuffle<512>}, {1024, reduce_shuffle<1024>},
 };
 
-extern "C" PASS_LAUNCHER(step08_launch)
+extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
+                                     unsigned threads)
 {
     for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
-        if (instance.block_size != plan.threads) continue;
-        instance.kernel<<<plan.blocks, plan.threads, 0, stream>>>(in, n, out, plan.block_clocks);
+        if (instance.block_size != threads) continue;
+        instance.kernel<<<blocks, threads>>>(in, n, block_sums);
         return cudaGetLastError();
     }
     return cudaErrorInvalidConfiguration;

@@ -1,0 +1,119 @@
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <cub/device/device_reduce.cuh>
+
+#include "toolbox.h"
+
+/* Four times the L2: whatever its replacement policy, none of the input survives. */
+enum { L2_CAPACITIES = 4, FLUSH_BLOCKS = 1024, FLUSH_THREADS = 256 };
+
+/* Reading, rather than writing with cudaMemset, leaves the L2 full of clean lines: the timed
+ * run evicts them for free, where dirty lines would be written back inside it. The scratch
+ * holds zeros, so `sink` is never written, but the compiler cannot drop the loads. */
+__global__ void read_to_evict(const float4 *scratch, size_t vectors, float *sink)
+{
+    float sum = 0.0f;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < vectors;
+         i += (size_t)gridDim.x * blockDim.x)
+        sum += scratch[i].x + scratch[i].y + scratch[i].z + scratch[i].w;
+    if (sum != 0.0f) *sink = sum;
+}
+
+bool timer_make(struct timer *timer, const struct device_info *device, int capacity)
+{
+    memset(timer, 0, sizeof *timer);
+    timer->capacity = capacity;
+    timer->scratch_bytes = L2_CAPACITIES * device->l2_bytes / sizeof(float4) * sizeof(float4);
+    if ((timer->samples = (double *)malloc((capacity + 1) * sizeof(double))) == NULL) return false;
+    CUDA_TRY(cudaEventCreate(&timer->start));
+    CUDA_TRY(cudaEventCreate(&timer->stop));
+    /* one float past the scratch is the sink */
+    CUDA_TRY(cudaMalloc(&timer->scratch, timer->scratch_bytes + sizeof(float4)));
+    CUDA_TRY(cudaMemset(timer->scratch, 0, timer->scratch_bytes));
+    return true;
+}
+
+bool timer_start(struct timer *timer)
+{
+    size_t vectors = timer->scratch_bytes / sizeof(float4);
+    read_to_evict<<<FLUSH_BLOCKS, FLUSH_THREADS>>>((const float4 *)timer->scratch, vectors,
+                                                   (float *)((float4 *)timer->scratch + vectors));
+    CUDA_TRY(cudaGetLastError());
+    CUDA_TRY(cudaEventRecord(timer->start, 0));
+    return true;
+}
+
+bool timer_stop(struct timer *timer, bool keep)
+{
+    float milliseconds = 0;
+    CUDA_TRY(cudaEventRecord(timer->stop, 0));
+    CUDA_TRY(cudaEventSynchronize(timer->stop));
+    CUDA_TRY(cudaGetLastError());
+    CUDA_TRY(cudaEventElapsedTime(&milliseconds, timer->start, timer->stop));
+    if (keep && timer->runs < timer->capacity) timer->samples[timer->runs++] = milliseconds;
+    return true;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+struct timing timer_summary(struct timer *timer)
+{
+    struct timing t = {0, 0, 0, timer->runs};
+    double *s = timer->samples;
+    int count = timer->runs, middle = count / 2;
+    timer->runs = 0;
+    if (count == 0) return t;
+    qsort(s, (size_t)count, sizeof *s, by_value);
+    t.min_ms = s[0];
+    t.max_ms = s[count - 1];
+    t.median_ms = count % 2 ? s[middle] : (s[middle - 1] + s[middle]) / 2;
+    return t;
+}
+
+void timer_free(struct timer *timer)
+{
+    if (timer->start != NULL) CUDA_OK(cudaEventDestroy(timer->start));
+    if (timer->stop != NULL) CUDA_OK(cudaEventDestroy(timer->stop));
+    if (timer->scratch != NULL) CUDA_OK(cudaFree(timer->scratch));
+    free(timer->samples);
+    memset(timer, 0, sizeof *timer);
+}
+
+/* CUB picks its offset type from the count's: a count that fits an int gets the 32-bit
+ * offsets CUB is tuned for; only larger ones pay for 64 bits. */
+static cudaError_t cub_sum(void *temp, size_t &temp_bytes, const float *in, size_t n, float *total)
+{
+    if (n <= (size_t)INT_MAX) return cub::DeviceReduce::Sum(temp, temp_bytes, in, total, (int)n);
+    return cub::DeviceReduce::Sum(temp, temp_bytes, in, total, (long long)n);
+}
+
+static bool cub_runs(const struct input *input, const struct options *options, struct timer *timer,
+                     void *temp, size_t temp_bytes, float *device_total)
+{
+    for (int run = 0; run < options->warmup + options->iters; run++) {
+        if (!timer_start(timer)) return false;
+        CUDA_TRY(cub_sum(temp, temp_bytes, input->copies[run % input->count], input->n, device_total));
+        if (!timer_stop(timer, run >= options->warmup)) return false;
+    }
+    return true;
+}
+
+bool cub_time(const struct input *input, const struct options *options, struct timer *timer,
+              struct timing *timing, float *total)
+{
+    size_t temp_bytes = 0, total_at = 0;
+    char *temp = NULL;          /* CUB's temporary storage, then the total, 16-byte aligned */
+    bool ok = CUDA_OK(cub_sum(NULL, temp_bytes, NULL, input->n, NULL));
+    total_at = (temp_bytes + sizeof(float4) - 1) / sizeof(float4) * sizeof(float4);
+    ok = ok && CUDA_OK(cudaMalloc((void **)&temp, total_at + sizeof(float4))) &&
+         cub_runs(input, options, timer, temp, temp_bytes, (float *)(temp + total_at)) &&
+         (total == NULL || CUDA_OK(cudaMemcpy(total, temp + total_at, sizeof(float), cudaMemcpyDeviceToHost)));
+    *timing = timer_summary(timer);
+    if (temp != NULL) ok = CUDA_OK(cudaFree(temp)) && ok;
+    return ok;
+}

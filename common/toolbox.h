@@ -1,0 +1,190 @@
+/* The toolbox every step program uses: plain functions on plain values, one section per
+ * file of common/. A step's host.c reads top to bottom; this page says what each call does. */
+#ifndef REDUCE_TOOLBOX_H
+#define REDUCE_TOOLBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- cuda_check.c: every CUDA call is checked ------------------------------------------ */
+/* A failure prints where it happened and what the runtime said; the caller gets false and
+ * unwinds (exit code 3). In C, _Generic refuses anything but a cudaError_t. */
+bool cuda_succeeded(cudaError_t status, const char *call, const char *file, int line);
+#ifdef __cplusplus
+#define CUDA_OK(call) cuda_succeeded((call), #call, __FILE__, __LINE__)
+#else
+#define CUDA_OK(call) cuda_succeeded(_Generic((call), cudaError_t: (call)), #call, __FILE__, __LINE__)
+#endif
+#define CUDA_TRY(call) do { if (!CUDA_OK(call)) return false; } while (0)
+
+/* ---- options.c: the command line ------------------------------------------------------- */
+enum exit_code { EXIT_CORRECT = 0, EXIT_WRONG = 1, EXIT_USAGE = 2, EXIT_ENVIRONMENT = 3 };
+enum { OPTIONS_RUN = -1, MAX_EXTRA_OPTIONS = 4, MAX_BUFFERS = 8 };
+enum finish { FINISH_GPU, FINISH_CPU };
+#define DEFAULT_N ((size_t)32 * 1024 * 1024)   /* the documents' N = 32*1024*1024 */
+#define MAX_N ((size_t)1 << 32)
+
+struct variant { const char *name, *about; };
+struct extra_option { const char *name, *value_name, *about; };   /* value_name NULL: a flag */
+
+/* What a step's command line offers besides the shared options: plain data. */
+struct step_info {
+    const char *name, *title;                            /* "step04", a line for --help */
+    unsigned min_threads, max_threads, default_threads;  /* powers of two */
+    bool host_finish, grid_size;                         /* --finish cpu, --blocks */
+    const struct variant *variants;          /* NULL, or ends with {NULL}; [0]: the default */
+    const struct extra_option *extras;       /* the step's own options: NULL, or ends with {NULL} */
+};
+
+enum pattern_kind { PATTERN_UNIFORM, PATTERN_ONES, PATTERN_ONEHOT, PATTERN_REAL, PATTERN_NORMAL,
+                    PATTERN_WIDE, PATTERN_CANCEL };
+struct pattern { enum pattern_kind kind; bool onehot_last; size_t onehot_index; };
+
+struct options {
+    size_t n, n_last;                        /* -n A..B: A, 2A, 4A, ... up to B */
+    struct pattern pattern;
+    uint64_t seed;
+    int iters, warmup, buffers, variant;
+    unsigned threads, blocks;                /* blocks 0: the step chooses */
+    enum finish finish;
+    bool check, cub, csv, quiet;
+    const char *extra[MAX_EXTRA_OPTIONS];    /* per extras entry: NULL absent, "" a flag given */
+};
+
+/* OPTIONS_RUN, or the exit code after --help (0) or a usage error that names the value (2). */
+int options_parse(int argc, char **argv, const struct step_info *step, struct options *options);
+bool parse_size(const char *text, size_t *value);       /* 1000003, 2^25, 32M, 4K, 1G */
+
+/* ---- pattern.c: the input data --------------------------------------------------------- */
+/* Integer patterns make small sums exact, so a lost or doubled element shows; the real-valued
+ * ones show rounding (docs/accuracy.md). Element i depends only on the seed and i. */
+bool pattern_parse(const char *text, struct pattern *pattern);
+const char *pattern_name(const struct pattern *pattern, char *buffer, size_t size);
+bool pattern_onehot_position(const struct pattern *pattern, size_t n, size_t *position);
+void pattern_fill(float *data, size_t n, const struct pattern *pattern, uint64_t seed);
+uint64_t random_at(uint64_t seed, uint64_t i);          /* splitmix64: same on every machine */
+
+/* ---- verify.c: the reference and the error bound (docs/verification.md) ---------------- */
+struct reference {
+    double sum;                              /* compensated double sum: exact for integer data */
+    double abs_sum;                          /* sum of |x|: what float rounding scales with */
+    size_t n;
+    bool integer_valued;
+};
+#define FLOAT_EXACT_INTEGER_LIMIT 16777216.0 /* 2^24: integer sums below it are exact floats */
+struct reference reference_compute(const float *data, size_t n);
+bool reference_is_exact(const struct reference *reference);   /* integers, sum|x| <= 2^24 */
+/* gamma(k) = k u / (1 - k u) (Higham, Accuracy and Stability of Numerical Algorithms, 3.1) */
+double rounding_gamma(double roundings, double unit_roundoff);
+/* gamma(depth) * sum|x| (Higham, eq. 4.4) when no element passes through more than `depth`
+ * float additions, plus the reference's own error; 0 when the sum must be exact. */
+double error_bound(const struct reference *reference, unsigned depth);
+bool result_within(float result, const struct reference *reference, double bound);
+unsigned tree_levels(size_t count);          /* ceil(log2(count)) */
+
+/* ---- device.c: the GPU, and its bandwidth ceiling -------------------------------------- */
+struct device_info {
+    char name[256];
+    int sm_count, cc_major, cc_minor, sm_clock_khz, max_threads_per_sm, max_blocks_per_sm;
+    size_t l2_bytes;
+    double peak_gb_per_s;                    /* 2 x memory clock x bus width */
+    int runtime_version;                     /* 13000: CUDA 13.0 */
+};
+/* Without a usable GPU: says what is missing and what works without one; false (exit 3). */
+bool device_open(struct device_info *device, const char *program);
+bool device_memory_fits(const struct device_info *device, size_t bytes, const char *what);
+/* Blocks of `threads` threads that the GPU holds at once, by its limits: every SM filled. */
+unsigned filling_grid(const struct device_info *device, unsigned threads);
+double effective_gb_per_s(double bytes, double milliseconds);
+/* After the runs: the total where the GPU left it, or the host's when device_total is NULL. */
+bool total_read(const float *device_total, float *total);
+/* The host finish of documents 001 and 004: copies the block sums back and adds them on the
+ * host (in double, rounded once to float). */
+bool sum_on_host(const float *block_sums, size_t count, float *total);
+
+/* ---- input.c: the data on the host, its reference, copies on the device ---------------- */
+/* Each timed run reads the next copy, one the L2 does not hold (docs/measuring.md). */
+struct input {
+    size_t n;
+    float *host;
+    struct reference reference;
+    float *copies[MAX_BUFFERS];
+    int count;
+};
+/* The pattern's data and its reference; options->buffers copies on the device, or fewer
+ * where they would leave too little memory for CUB. Allocate the step's own buffers first. */
+bool input_create(struct input *input, const struct options *options, size_t n,
+                  const struct device_info *device);
+void input_free(struct input *input);
+
+/* ---- timing.cu: CUDA events, from a cold L2; and CUB, timed the same way --------------- */
+struct timing { double median_ms, min_ms, max_ms; int runs; };   /* runs 0: not measured */
+struct timer {
+    cudaEvent_t start, stop;
+    void *scratch;                           /* read to evict the L2 */
+    size_t scratch_bytes;
+    double *samples;
+    int runs, capacity;
+};
+bool timer_make(struct timer *timer, const struct device_info *device, int capacity);
+bool timer_start(struct timer *timer);       /* evicts the L2 (untimed), records the start */
+bool timer_stop(struct timer *timer, bool keep);   /* waits; keeps the sample unless warm-up */
+struct timing timer_summary(struct timer *timer);  /* of the samples kept since the last one */
+void timer_free(struct timer *timer);
+/* cub::DeviceReduce::Sum over the same copies, the same way; its last total in *total (or
+ * nowhere: NULL). */
+bool cub_time(const struct input *input, const struct options *options, struct timer *timer,
+              struct timing *timing, float *total);
+
+/* ---- report.c: what a run prints ------------------------------------------------------- */
+struct report {
+    const struct step_info *step;
+    const struct device_info *device;
+    const char *variant;                     /* NULL: the step has none */
+    size_t n;
+    char pattern[48], launch[160];           /* launch: the step's words for its grid */
+    float result;
+    struct reference reference;
+    unsigned depth;
+    double bound;                            /* 0: the result must be exact */
+    bool ok;
+    struct timing time, cub;
+};
+struct report report_start(const struct step_info *step, const struct device_info *device,
+                           const struct options *options, size_t n);
+void report_judge(struct report *report, const struct reference *reference, unsigned depth);
+void report_csv_header(void);
+void report_print(const struct report *report, const struct options *options);
+
+/* ---- check.c: --check, the correctness matrix (docs/verification.md) ------------------- */
+/* The program asks for the cases one by one, runs each with its own code and hands back
+ * the total. A failing case prints a line; the summary comes last. */
+#define CHECK_LARGEST_N (((size_t)1 << 25) + 1)
+struct check_case {
+    const float *input;                      /* on the device, maybe 1..3 floats past alignment */
+    const float *host;                       /* the same data on the host */
+    size_t n;
+    unsigned threads, blocks;                /* blocks 0: the step's own choice */
+    enum finish finish;
+    bool repeat;                             /* the case before again: the same bits expected */
+    struct reference reference;
+};
+struct check;
+struct check *check_start(const struct step_info *step, const struct options *options,
+                          const struct device_info *device);   /* NULL after saying why */
+bool check_next(struct check *check, struct check_case *next);
+void check_record(struct check *check, const struct check_case *done, float total, unsigned depth);
+int check_finish(struct check *check, bool ran);   /* summary; exit code; frees */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,34 @@
+/* step04_idle: document 003's plan A, and the host check that lets it pass.
+ * Plan A adds a[tidx] and a[tidx + gridDim.x]. Its host code checks each block's sum against
+ * a sum that it computes with the same indexing (input[idx] + input[idx + BlockNum]), within
+ * 0.0001: the check mirrors the kernel's mistake, so the two always agree. Only a check of
+ * the total against the array's real sum (the report above) finds the error. */
+#include <math.h>
+
+#include "reduce.h"
+
+static const float DOCUMENT_TOLERANCE = 0.0001f;
+
+bool plan_a_document_check(const struct input *input, unsigned threads, float *block_sums)
+{
+    size_t n = input->n, per_block = 2 * (size_t)threads;
+    unsigned blocks = n > per_block ? (unsigned)((n + per_block - 1) / per_block) : 1, differ = 0;
+    float *gpu = malloc(blocks * sizeof(float));
+    bool ok = gpu != NULL && CUDA_OK(reduce_blocks(input->copies[0], n, block_sums, blocks, threads, VARIANT_PLAN_A)) &&
+              CUDA_OK(cudaMemcpy(gpu, block_sums, blocks * sizeof(float), cudaMemcpyDeviceToHost));
+    for (unsigned b = 0; ok && b < blocks; b++) {
+        float s = 0;                                  /* the document's loop, bounds added */
+        for (size_t j = 0; j < threads; j++) {
+            size_t idx = (size_t)b * threads + j;
+            if (idx < n) s += input->host[idx];
+            if (idx + blocks < n) s += input->host[idx + blocks];
+        }
+        differ += fabsf(gpu[b] - s) > DOCUMENT_TOLERANCE;
+    }
+    if (ok)
+        printf("document   document 003's own check (each block's sum against the host's, the same "
+               "indexing, within 0.0001): %u of %u blocks differ -> %s\n", differ, blocks,
+               differ ? "it prints them" : "it prints nothing, as if the result were correct");
+    free(gpu);
+    return ok;
+}
