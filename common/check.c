@@ -132,21 +132,28 @@ bool check_next(struct check *c, struct check_case *next)
     return true;
 }
 
-void check_record(struct check *c, const struct check_case *done, float total, unsigned depth)
+void check_verdict(struct check *c, const struct check_case *done, bool passed, const char *what)
 {
     const struct data_set *set = &c->sets[c->next_set - 1];
-    double bound = error_bound(&done->reference, depth);
-    bool same_bits = !done->repeat || memcmp(&total, &c->previous, sizeof total) == 0;
     char line[sizeof c->first_failure], pattern[48];
     c->cases++;
-    c->previous = total;
-    if (result_within(total, &done->reference, bound) && same_bits) return;
-    snprintf(line, sizeof line, "n=%zu pattern=%s offset=%zu threads=%u blocks=%u finish=%s: got %.9g, "
-             "expected %.17g, allowed error %.9g%s", done->n, pattern_name(&set->pattern, pattern, sizeof pattern),
-             set->offset, done->threads, done->blocks, done->finish == FINISH_CPU ? "cpu" : "gpu", total,
-             done->reference.sum, bound, same_bits ? "" : "; a repeated run gave other bits");
+    if (passed) return;
+    snprintf(line, sizeof line, "n=%zu pattern=%s offset=%zu threads=%u blocks=%u finish=%s: %s", done->n,
+             pattern_name(&set->pattern, pattern, sizeof pattern), set->offset, done->threads, done->blocks,
+             done->finish == FINISH_CPU ? "cpu" : "gpu", what);
     if (c->failures++ == 0) snprintf(c->first_failure, sizeof c->first_failure, "%s", line);
     if (c->failures <= PRINTED_FAILURES) printf("FAILED %s\n", line);
+}
+
+void check_record(struct check *c, const struct check_case *done, float total, unsigned depth)
+{
+    double bound = error_bound(&done->reference, depth);
+    bool same_bits = !done->repeat || memcmp(&total, &c->previous, sizeof total) == 0;
+    char what[160];
+    c->previous = total;
+    snprintf(what, sizeof what, "got %.9g, expected %.17g, allowed error %.9g%s", total, done->reference.sum,
+             bound, same_bits ? "" : "; a repeated run gave other bits");
+    check_verdict(c, done, result_within(total, &done->reference, bound) && same_bits, what);
 }
 
 int check_finish(struct check *c, bool ran)

@@ -182,6 +182,9 @@ struct check *check_start(const struct step_info *step, const struct options *op
                           const struct device_info *device);   /* NULL after saying why */
 bool check_next(struct check *check, struct check_case *next);
 void check_record(struct check *check, const struct check_case *done, float total, unsigned depth);
+/* For results that are not one float (step11's types and operators): the step's own verdict
+ * on the case, with `what` describing it when it failed. */
+void check_verdict(struct check *check, const struct check_case *done, bool passed, const char *what);
 int check_finish(struct check *check, bool ran);   /* summary; exit code; frees */
 
 #ifdef __cplusplus
