@@ -54,12 +54,13 @@ STEP12_LIBS := -L$(dir $(NCCL_LIBDIR)) -Xlinker -rpath=$(dir $(NCCL_LIBDIR)) -l:
     $(foreach f,$(MPI_LIBS),$(if $(filter -Wl$(comma)%,$(f)),-Xlinker $(patsubst -Wl$(comma)%,%,$(f)),$(if $(filter -pthread,$(f)),-Xcompiler -pthread,$(f))))
 endif
 
-.PHONY: all help test clean ladder bench charts profile sanitize ptx labs grade $(STEP_DIRS) $(SHORT_NAMES)
+.PHONY: all help test clean ladder bench charts profile sanitize ptx labs grade step10-variants \
+        $(STEP_DIRS) $(SHORT_NAMES)
 .DEFAULT_GOAL := all
 .SECONDARY:
 .SECONDEXPANSION:
 
-all: $(STEP_DIRS) $(SHORT_NAMES) labs
+all: $(STEP_DIRS) $(SHORT_NAMES) labs step10-variants
 	$(if $(NCCL_NOTE),@echo "note: $(NCCL_NOTE)")
 
 help:
@@ -95,6 +96,9 @@ $(BUILD)/%.o: %.cu
 %/run: $$(call step_objects,$$*) $(COMMON_OBJECTS)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) $(if $(findstring step12,$@),$(STEP12_LIBS))
 
+# The kernels step10 was chosen from, timed side by side (step10_vector_loads/variants/).
+step10-variants: step10_vector_loads/variants/run
+
 include labs/labs.mk
 
 TEST_BINARY := tests/bin/tests
@@ -129,6 +133,7 @@ ptx:
 	bash bench/ptx.sh
 
 clean:
-	rm -rf $(BUILD) tests/bin $(addsuffix /run,$(STEP_DIRS)) $(SHORT_NAMES) labs/lab*/program
+	rm -rf $(BUILD) tests/bin $(addsuffix /run,$(STEP_DIRS)) $(SHORT_NAMES) labs/lab*/program \
+	    step10_vector_loads/variants/run
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -97,6 +97,19 @@ static __device__ float block_sum(float value)
     return value;
 }
 
+/* A float4 that this launch reads exactly once: the read-only path that __ldg takes
+ * (ld.global.nc), told not to keep the line in L1 (L1::no_allocate), where it would only
+ * evict lines that are reused. Measured on the H100, it moved the grid from 95.6% to 95.8% of
+ * peak at n = 2^30 and from 83.9% to 84.3% at 2^25 (README). */
+static __device__ float4 load_once(const float4 *address)
+{
+    float4 v;
+    asm("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
+        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+        : "l"(address));
+    return v;
+}
+
 /* This thread's VECTORS_PER_THREAD float4: block b owns THREADS * VECTORS_PER_THREAD
  * consecutive vectors, thread t the ones at t, t + THREADS, ... so that each load
  * instruction of a warp covers 512 contiguous bytes. The grid's first threads also add the
@@ -111,11 +124,11 @@ static __device__ float thread_sum(const float *in, size_t n)
     float4 group[VECTORS_PER_THREAD];
     if (first + (VECTORS_PER_THREAD - 1) * THREADS < split.body_vectors) {
 #pragma unroll
-        for (int k = 0; k < VECTORS_PER_THREAD; k++) group[k] = __ldg(split.body + first + k * THREADS);
+        for (int k = 0; k < VECTORS_PER_THREAD; k++) group[k] = load_once(split.body + first + k * THREADS);
     } else { /* the last block, cut short by the end of the body */
 #pragma unroll
         for (int k = 0; k < VECTORS_PER_THREAD; k++)
-            group[k] = first + k * THREADS < split.body_vectors ? __ldg(split.body + first + k * THREADS) : zero;
+            group[k] = first + k * THREADS < split.body_vectors ? load_once(split.body + first + k * THREADS) : zero;
     }
     float edges = (thread < split.head_length ? split.head[thread] : 0.0f) +
                   (thread < split.tail_length ? split.tail[thread] : 0.0f);
