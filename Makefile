@@ -54,7 +54,7 @@ STEP12_LIBS := -L$(dir $(NCCL_LIBDIR)) -Xlinker -rpath=$(dir $(NCCL_LIBDIR)) -l:
     $(foreach f,$(MPI_LIBS),$(if $(filter -Wl$(comma)%,$(f)),-Xlinker $(patsubst -Wl$(comma)%,%,$(f)),$(if $(filter -pthread,$(f)),-Xcompiler -pthread,$(f))))
 endif
 
-.PHONY: all help test clean ladder bench charts profile sanitize ptx labs grade step10-variants \
+.PHONY: all help test clean ladder bench charts profile sanitize accuracy ptx labs grade step10-variants \
         $(STEP_DIRS) $(SHORT_NAMES)
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -70,8 +70,9 @@ help:
 	@echo "make test           build, then run the tests (installs Criterion if missing)"
 	@echo "make labNN          a lab's starter kernel in its step's program: ./labs/labNN/run --check"
 	@echo "make grade SUBMISSIONS=dir LAB=labNN   check every student's reduce.cu, write a CSV"
-	@echo "make bench          on a GPU: every step and CUB over n = 2^10 .. 2^30 -> docs/results/"
-	@echo "make charts         from the committed CSV: docs/*.svg and README.md's results table"
+	@echo "make bench          on a GPU: every step and CUB over n = 2^10 .. 2^30 -> docs/results/bench.csv"
+	@echo "make charts         from docs/results/bench.csv (BENCH_CSV=file): docs/*.svg and README.md's table"
+	@echo "make accuracy       on a GPU: every step's error on real-valued data, and the CPU's -> docs/results/accuracy.csv"
 	@echo "make profile STEP=NN  on a GPU: Nsight Compute counters of stepNN beside step(NN-1)"
 	@echo "make sanitize       on a GPU: compute-sanitizer on every step"
 	@echo "make ptx            the PTX (and SASS, where cuobjdump is installed) of every kernel"
@@ -98,6 +99,10 @@ $(BUILD)/%.o: %.cu
 
 # The kernels step10 was chosen from, timed side by side (step10_vector_loads/variants/).
 step10-variants: step10_vector_loads/variants/run
+
+# bench/accuracy.sh's CPU sums of the steps' data (no GPU needed to run it)
+$(BUILD)/bench/cpu_sums: $(BUILD)/bench/cpu_sums.o $(COMMON_OBJECTS)
+	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
 
 include labs/labs.mk
 
@@ -128,6 +133,9 @@ profile: all
 
 sanitize: all
 	bash bench/sanitize.sh
+
+accuracy: all $(BUILD)/bench/cpu_sums
+	bash bench/accuracy.sh
 
 ptx:
 	bash bench/ptx.sh

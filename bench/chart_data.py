@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """make charts: turns a bench CSV into what bench/ladder.gp and bench/scaling.gp draw:
-ladder.dat (GB/s per step at n = 2^25), steps.dat (GB/s against n, one block per step),
-cub.dat (CUB's), and settings.gp (names, the CUB and peak lines, the output paths).
+ladder.dat (GB/s of every step at n = 2^25), steps.dat (GB/s against n, one block per step),
+cub.dat (CUB's, the median of its times beside every step at each n) and settings.gp (the
+names, the CUB and peak lines, the output paths).
 
 usage: bench/chart_data.py CSV DIRECTORY LADDER_SVG SCALING_SVG"""
 import os
@@ -18,68 +19,88 @@ def gnuplot_string(text):
     return "'" + str(text).replace("'", "''") + "'"
 
 
+def data_string(text):
+    """A string in a gnuplot data file: one column, in double quotes."""
+    return '"' + str(text).replace('"', "'") + '"'
+
+
 def write_ladder(rows, path):
     ladder = bench_csv.at_size(rows, bench_csv.LADDER_N)
-    steps = [row for row in ladder if row["step"] != bench_csv.CUB]
-    if not steps:
-        bench_csv.fail(PROGRAM, "the CSV has no step rows at n = 2^25: run the whole `make bench`")
-    with open(path, "w") as out:
-        out.write("# index step gb_per_s\n")
-        for index, row in enumerate(steps):
-            out.write(f"{index} {row['step']} {row['gb_per_s']:.2f}\n")
-    cub = [row for row in ladder if row["step"] == bench_csv.CUB]
-    return len(steps), (cub[0]["gb_per_s"] if cub else None)
+    if not ladder:
+        bench_csv.fail(PROGRAM, "the CSV has no rows at n = 2^25: run the whole `make bench`")
+    keys = bench_csv.series_keys(ladder)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("# index label gb_per_s\n")
+        for index, row in enumerate(ladder):
+            name = bench_csv.label((row["step"], row["variant"]), keys)
+            out.write(f"{index} {data_string(name)} {row['gb_per_s']:.2f}\n")
+    return len(ladder)
 
 
-def step_names(rows):
-    names = []
-    for row in rows:
-        if row["step"] != bench_csv.CUB and row["step"] not in names:
-            names.append(row["step"])
-    return names
-
-
-def write_series(rows, names, path):
-    """One block per name, blocks separated by two blank lines (gnuplot's `index`)."""
-    with open(path, "w") as out:
-        for name in names:
-            out.write(f"# {name}: n gb_per_s\n")
-            for row in sorted((r for r in rows if r["step"] == name), key=lambda r: r["n"]):
+def write_steps(rows, keys, path):
+    """One block per series, blocks separated by two blank lines (gnuplot's `index`)."""
+    with open(path, "w", encoding="utf-8") as out:
+        for key in keys:
+            out.write(f"# {bench_csv.label(key, keys)}: n gb_per_s\n")
+            series = [r for r in rows if (r["step"], r["variant"]) == key]
+            for row in sorted(series, key=lambda r: r["n"]):
                 out.write(f"{row['n']} {row['gb_per_s']:.2f}\n")
             out.write("\n\n")
 
 
+def write_cub(rows, peak, path):
+    sizes = sorted({row["n"] for row in rows})
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("# CUB: n gb_per_s (median of its times beside every step)\n")
+        for n in sizes:
+            cub = bench_csv.cub_at(rows, n, peak)
+            if cub:
+                out.write(f"{n} {cub['gb_per_s']:.2f}\n")
+
+
+def gnuplot_value(value):
+    if isinstance(value, str):
+        return gnuplot_string(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(gnuplot_string(item) for item in value) + "]"
+    return repr(value)
+
+
 def write_settings(path, values):
-    with open(path, "w") as out:
+    with open(path, "w", encoding="utf-8") as out:
         for name, value in values.items():
-            text = gnuplot_string(value) if isinstance(value, str) else repr(value)
-            out.write(f"{name} = {text}\n")
+            if isinstance(value, list):
+                out.write(f"array {name}[{len(value)}] = {gnuplot_value(value)}\n")
+            else:
+                out.write(f"{name} = {gnuplot_value(value)}\n")
 
 
 def main(argv):
     if len(argv) != 5:
         bench_csv.fail(PROGRAM, "usage: bench/chart_data.py CSV DIRECTORY LADDER_SVG SCALING_SVG")
     csv_path, directory, ladder_svg, scaling_svg = argv[1:]
-    rows = bench_csv.load(csv_path, PROGRAM)
-    bar_count, cub_ladder = write_ladder(rows, os.path.join(directory, "ladder.dat"))
-    names = step_names(rows)
-    write_series(rows, names, os.path.join(directory, "steps.dat"))
-    write_series(rows, [bench_csv.CUB], os.path.join(directory, "cub.dat"))
+    rows = bench_csv.distinct(bench_csv.load(csv_path, PROGRAM))
     peak = bench_csv.peak_gb_per_s(rows)
-    first = rows[0]
+    cub_ladder = bench_csv.cub_at(rows, bench_csv.LADDER_N, peak)
+    bar_count = write_ladder(rows, os.path.join(directory, "ladder.dat"))
+    keys = bench_csv.series_keys(rows)
+    write_steps(rows, keys, os.path.join(directory, "steps.dat"))
+    write_cub(rows, peak, os.path.join(directory, "cub.dat"))
+    device, cuda, date = bench_csv.context(rows)
     write_settings(os.path.join(directory, "settings.gp"), {
         "ladder_data": os.path.join(directory, "ladder.dat"),
         "steps_data": os.path.join(directory, "steps.dat"),
         "cub_data": os.path.join(directory, "cub.dat"),
         "ladder_svg": ladder_svg,
         "scaling_svg": scaling_svg,
-        "step_names": " ".join(names),
+        "series_count": len(keys),
+        "series_titles": [bench_csv.label(key, keys) for key in keys],
         "bar_count": bar_count,
-        "cub_gb_per_s": float(cub_ladder or 0),
+        "cub_gb_per_s": float(cub_ladder["gb_per_s"]) if cub_ladder else 0.0,
         "peak_gb_per_s": float(peak or 0),
-        "device": first["device"],
-        "cuda_version": first["cuda_version"],
-        "date": first["date"],
+        "device": device,
+        "cuda_version": cuda,
+        "date": date,
     })
 
 

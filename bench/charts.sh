@@ -1,46 +1,39 @@
 #!/usr/bin/env bash
-# make charts: from a bench CSV (docs/results/<gpu>.csv, written by make bench on the GPU
-# machine), regenerate README.md's results table and draw docs/ladder.svg and
-# docs/scaling.svg with gnuplot. Runs anywhere: it needs python3 and gnuplot, no GPU.
-#   bash bench/charts.sh [CSV]     (default: the one CSV in docs/results/)
+# make charts: from a bench CSV (default docs/results/bench.csv, written by make bench on a
+# GPU), rewrite README.md's results table and draw docs/ladder.svg and docs/scaling.svg with
+# gnuplot. Needs python3 (and gnuplot for the charts), no GPU.
+#   bash bench/charts.sh [CSV]            make charts BENCH_CSV=build/bench/bench.csv
+# The outputs can be moved for a trial run: CHARTS_README (README.md), CHARTS_DIR (docs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 program=charts
 export PYTHONDONTWRITEBYTECODE=1   # no __pycache__ beside the scripts
+DEFAULT_CSV=docs/results/bench.csv
 
-choose_csv() {
-    local found=()
-    shopt -s nullglob
-    found=(docs/results/*.csv)
-    shopt -u nullglob
-    case ${#found[@]} in
-    0) echo "$program: no docs/results/*.csv yet: run make bench on a GPU machine first" >&2
-       exit 1 ;;
-    1) echo "${found[0]}" ;;
-    *) echo "$program: several CSVs in docs/results/ (${found[*]}): choose one with" \
-            "make charts BENCH_CSV=docs/results/<gpu>.csv" >&2
-       exit 2 ;;
-    esac
-}
-
-csv=${1:-}
-[ -n "$csv" ] || csv=$(choose_csv)
-[ -f "$csv" ] || { echo "$program: $csv: no such file" >&2; exit 1; }
+[ $# -le 1 ] || { echo "$program: usage: bash bench/charts.sh [CSV]" >&2; exit 2; }
+csv=${1:-$DEFAULT_CSV}
+readme=${CHARTS_README:-README.md}
+charts=${CHARTS_DIR:-docs}
+if [ ! -f "$csv" ]; then
+    echo "$program: $csv: no such file. make bench writes $DEFAULT_CSV on a machine with a" \
+         "GPU; a subset run writes build/bench/bench.csv (make charts BENCH_CSV=that file)." >&2
+    exit 1
+fi
 command -v python3 >/dev/null || { echo "$program: python3 is missing" >&2; exit 3; }
 
 # The table first: it needs no gnuplot.
-python3 bench/readme_table.py "$csv" README.md
+python3 bench/readme_table.py "$csv" "$readme"
 
 if ! command -v gnuplot >/dev/null; then
-    echo "$program: gnuplot is missing, so docs/ladder.svg and docs/scaling.svg were not" \
-         "drawn. Install it with: apt-get install -y gnuplot-nox (then make charts again;" \
-         "$csv and README.md's table are up to date)" >&2
+    echo "$program: gnuplot is missing, so $charts/ladder.svg and $charts/scaling.svg were not" \
+         "drawn. Install it (Debian, Ubuntu: apt-get install -y gnuplot-nox) and run make charts" \
+         "again; $readme's table is up to date." >&2
     exit 3
 fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-python3 bench/chart_data.py "$csv" "$work" docs/ladder.svg docs/scaling.svg
+python3 bench/chart_data.py "$csv" "$work" "$charts/ladder.svg" "$charts/scaling.svg"
 gnuplot "$work/settings.gp" bench/ladder.gp
 gnuplot "$work/settings.gp" bench/scaling.gp
-echo "$program: drew docs/ladder.svg and docs/scaling.svg from $csv"
+echo "$program: drew $charts/ladder.svg and $charts/scaling.svg from $csv"

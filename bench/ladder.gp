@@ -13,10 +13,10 @@ set style fill solid 0.85 border rgb "#333333"
 set boxwidth 0.7
 set grid ytics lc rgb "#dddddd"
 set key top left box opaque
-set xtics nomirror
+set xtics nomirror noenhanced
 set samples 2
 plot ladder_data using 1:3:xtic(2) with boxes lc rgb "#4477aa" \
-         title "step, median of the runs", \
+         title "step, median of the timed runs", \
      '' using 1:3:(sprintf("%.0f", $3)) with labels offset 0,0.8 notitle, \
      cub_gb_per_s with lines dt 2 lw 2 lc rgb "#cc3311" \
          title sprintf("cub::DeviceReduce::Sum %.0f GB/s", cub_gb_per_s) noenhanced, \

@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# make profile STEP=NN [PROFILE_N=n]: Nsight Compute on the first launch of stepNN's kernel
-# and of step(NN-1)'s, and a table of the counters that show the lessons, side by side:
-# shared-memory bank conflicts, threads per warp instruction, instructions, barrier stalls,
-# occupancy, DRAM throughput, duration. Also written to docs/results/profile_stepNN.txt.
+# make profile STEP=NN [PROFILE_N=n] (on a GPU): Nsight Compute on the first launch of stepNN's
+# kernel and of step(NN-1)'s, and a table of the counters that show the lessons, side by
+# side: shared-memory bank conflicts, threads per warp instruction, instructions, barrier
+# stalls, occupancy, DRAM throughput, duration. Also written to docs/results/profile_stepNN.txt.
 #   bash bench/profile.sh NN [N]      (NN: 03, 3 or step03; N: elements, default 2^20,
 #                                      the documents' 4096 blocks of 256 for steps 00-03)
+# Each binary runs its default variant once: --iters 1 --warmup 0 --quiet --no-cub. Its L2
+# flush (read_to_evict, common/timing.cu) runs too; ncu is told to profile only the kernels
+# defined in the step's own .cu files (profile_table.py finds their names).
 # Needs a GPU, ncu (Nsight Compute) and the permission to read its counters (root).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 3
 program=profile
 export PYTHONDONTWRITEBYTECODE=1
+# shellcheck source=bench/common.sh
+source bench/common.sh
+DEFAULT_N=1048576
 
 # The counters, in the table's order. The barrier-stall counter's name has changed between
 # Nsight Compute versions: the first of BARRIER_CANDIDATES this ncu offers is used.
@@ -28,48 +34,30 @@ BARRIER_CANDIDATES=(
     smsp__average_warp_latency_issue_stalled_barrier.ratio
 )
 
-die() { echo "$program: ${*:2}" >&2; exit "$1"; }
-
-step_argument=${1:-}
-n=${2:-1048576}
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+    die 2 "usage: bash bench/profile.sh NN [N] (make profile STEP=NN [PROFILE_N=n])"
+fi
+step_argument=$1
+n=${2:-$DEFAULT_N}
 [ -n "$step_argument" ] || die 2 "which step? make profile STEP=NN, e.g. make profile STEP=03"
-number=${step_argument#step}
-[[ $number =~ ^[0-9]{1,2}$ ]] || die 2 "STEP must be a step number like 03, not '$step_argument'"
-[[ $n =~ ^[0-9]+$ ]] || die 2 "PROFILE_N must be a count of elements, not '$n'"
-number=$((10#$number))
-
-step_directory() {
-    local found=(step"$(printf %02d "$1")"_*/)
-    [ -d "${found[0]}" ] && echo "${found[0]%/}"
-}
-
-find_ncu() {
-    local candidate
-    for candidate in "${NCU:-}" "$(command -v ncu 2>/dev/null)" "${CUDA_HOME:-/usr/local/cuda}/bin/ncu" \
-                     /usr/local/cuda/bin/ncu; do
-        [ -n "$candidate" ] && [ -x "$candidate" ] && { echo "$candidate"; return 0; }
-    done
-    return 1
-}
-
-current=$(step_directory "$number") || die 2 "there is no step$(printf %02d "$number")_* directory"
+[[ $n =~ ^[1-9][0-9]*$ ]] || die 2 "PROFILE_N must be a count of elements above 0, not '$n'"
+load_ladder
+current=$(ladder_directory_of "$step_argument") ||
+    die 2 "STEP must name a step of the ladder (make ladder lists them), like 03, not '$step_argument'"
+number=$((10#${current:4:2}))
 steps=()
 if [ "$number" -gt 0 ]; then
-    previous=$(step_directory $((number - 1))) || die 2 "there is no step before $current"
+    previous=$(ladder_directory_of $((number - 1))) ||
+        die 2 "$current is compared with step$(printf %02d $((number - 1))), which is not here"
     steps+=("$previous")
 fi
 steps+=("$current")
-for directory in "${steps[@]}"; do
-    [ -x "$directory/run" ] || die 3 "$directory/run is not built: run make first"
-done
+require_built "${steps[@]}"
 
-ncu=$(find_ncu) || die 3 "Nsight Compute (ncu) is missing: looked on PATH, in \$NCU and in" \
-    "${CUDA_HOME:-/usr/local/cuda}/bin. It comes with the CUDA toolkit (package" \
+ncu=$(find_tool ncu "${NCU:-}") || die 3 "Nsight Compute (ncu) is missing: looked in \$NCU, on" \
+    "PATH and in ${CUDA_HOME:-/usr/local/cuda}/bin. It comes with the CUDA toolkit (package" \
     "nsight-compute); make profile needs a machine with a GPU."
-
-# A GPU at all? The step binary says "no CUDA device: ..." and exits 3 without one.
-probe_output=$("$current/run" -n 1 --iters 1 --warmup 0 --quiet 2>&1)
-[ $? -ne 3 ] || die 3 "no usable GPU: $probe_output"
+require_gpu "$current"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -90,7 +78,7 @@ run_ncu() {
     shift 3
     "$ncu" --export "$work/$name" --force-overwrite --kernel-name-base function \
         --launch-count 1 "$@" \
-        --metrics "$list" "$directory/run" -n "$n" --iters 1 --warmup 0 --quiet \
+        --metrics "$list" "$directory/run" -n "$n" "${ONE_RUN_ARGS[@]}" \
         >"$work/$name.log" 2>&1
 }
 
@@ -101,16 +89,16 @@ profile_step() {
     regex=$(python3 bench/profile_table.py kernels "$directory")
     local filter=()
     if [ -n "$regex" ]; then filter=(--kernel-name "$regex"); else
-        echo "$program: no __global__ function found in $directory: profiling its first kernel" >&2
+        note "no __global__ function found in $directory: profiling its first kernel"
     fi
     local list
     list=$(IFS=,; echo "${metrics[*]}")
-    echo "$program: $ncu ${filter[*]} --launch-count 1 ... $directory/run -n $n --iters 1 --warmup 0 --quiet" >&2
+    note "$ncu ${filter[*]} --launch-count 1 ... $directory/run -n $n ${ONE_RUN_ARGS[*]}"
     run_ncu "$directory" "$name" "$list" "${filter[@]}"
     local status=$?
     if [ ! -f "$work/$name.ncu-rep" ] && grep -q "$barrier" "$work/$name.log"; then
         # this ncu refused the barrier counter's name: the table goes without that row
-        echo "$program: note: ncu does not know $barrier; profiling without it" >&2
+        note "ncu does not know $barrier; profiling without it"
         metrics=("${metrics[@]/$barrier}")
         list=$(IFS=,; echo "${metrics[*]}" | sed 's/,,*/,/g; s/^,//; s/,$//')
         run_ncu "$directory" "$name" "$list" "${filter[@]}"
@@ -124,7 +112,7 @@ profile_step() {
         fi
         die 3 "ncu wrote no report for $directory (exit $status; its log is above)"
     fi
-    [ "$status" -eq 0 ] || echo "$program: note: $directory/run under ncu exited $status" >&2
+    [ "$status" -eq 0 ] || note "$directory/run under ncu exited $status"
     "$ncu" --import "$work/$name.ncu-rep" --csv --page raw --print-units base >"$work/$name.csv" \
         || die 3 "ncu could not read back its report for $directory"
 }
@@ -136,7 +124,8 @@ for directory in "${steps[@]}"; do columns+=("${directory%%_*}=$work/${directory
 out=docs/results/profile_$(printf step%02d "$number").txt
 version=$("$ncu" --version 2>/dev/null | grep -oE '[0-9]{4}\.[0-9.]+' | head -n 1)
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
-title="make profile STEP=$(printf %02d "$number"): first launch of each step's kernel, n = $n"
-title+=", ${device:-GPU}, Nsight Compute ${version:-(version unknown)}"
+title="make profile STEP=$(printf %02d "$number"): first launch of each step's kernel (default"
+title+=" variant), n = $n, ${device:-GPU}, Nsight Compute ${version:-(version unknown)},"
+title+=" $(date -u +%Y-%m-%d)"
 python3 bench/profile_table.py table "$out" "$title" "${columns[@]}" || exit 1
-echo "$program: wrote $out" >&2
+note "wrote $out"

@@ -1,47 +1,51 @@
 #!/usr/bin/env bash
-# make sanitize: compute-sanitizer's memcheck, racecheck, synccheck and initcheck on every
-# step binary (stepNN_*/run), at an odd n and at n = 1, one timed run each. It passes when
+# make sanitize (on a GPU): compute-sanitizer's memcheck, racecheck, synccheck and initcheck
+# on every step binary of the ladder (step11 and step12 where built, their default variant),
+# at an odd n and at n = 1, one run each (--iters 1 --warmup 0 --quiet --no-cub). It passes when
 #   - every correct variant (and every step without variants) is clean under all four
-#     tools: exit code 0 and no error or hazard in the tool's summary, and
-#   - racecheck reports hazards for the deliberately racy step05 variants (RACY_VARIANTS):
-#     the tool catching them is the lesson. They may also give wrong sums and exit 1.
-# Other variants marked incorrect in the registry get memcheck only (their sums are wrong
-# on purpose; what must hold is that they touch no memory they should not).
+#     tools: exit code 0 and no error or hazard in the tool's summary;
+#   - racecheck reports hazards for step05's racy variants (EXPECTED below): the tool
+#     catching them is the lesson. Their sums may be wrong too, so their exit code is free;
+#     memcheck must still find no bad access;
+#   - the variants that are wrong by design but stay in bounds get memcheck only.
+# A variant the table below does not name must be clean: a new variant is correct until
+# someone says otherwise here. The variants come from each binary's --help.
 # The table goes to stdout and docs/results/sanitize.txt.
-#   bash bench/sanitize.sh            SANITIZE_JOBS=4 runs at once; COMPUTE_SANITIZER=path
+#   bash bench/sanitize.sh      SANITIZE_JOBS=4 runs at once; COMPUTE_SANITIZER=path;
+#                               SANITIZE_STEPS="04 05": a subset, written to build/bench/
 set -uo pipefail
 script="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 3
 program=sanitize
+# shellcheck source=bench/common.sh
+source bench/common.sh
 
 SIZES=(1000003 1)                 # odd: a partial last block and warp; 1: a single element
-RACY_SIZE=1000003
+RACY_SIZE=1000003                 # enough blocks and warps for the races to happen
 TOOLS=(memcheck racecheck synccheck initcheck)
-RACY_VARIANTS=(step05:volatile step05:wrong-loop step05:wrong-unrolled)
-OWN_FLOW_RUNS=("" "--op dot --type double")   # steps with their own runner (step10)
-RUN_ARGS=(--iters 1 --warmup 0 --quiet)
-ERROR_EXIT=1
+ERROR_EXIT=99                     # the sanitizer's exit code when it found something
+DEFAULT_JOBS=4
+# step:variant -> racy (racecheck must report hazards) | wrong (memcheck only)
+declare -A EXPECTED=(
+    [step04:plan-a]=wrong
+    [step05:volatile]=racy
+    [step05:wrong-loop]=racy
+    [step05:wrong-unrolled]=racy
+)
+# Steps checked with their default variant only (small runs of the later steps)
+DEFAULT_ONLY=(step11 step12)
+# Runs beside a step's default, where the binary offers the options: "step|option|arguments"
+EXTRA_RUNS=("step11|--op|--op dot --type double")
+COMMITTED_TABLE=docs/results/sanitize.txt
+SUBSET_TABLE=build/bench/sanitize.txt
 
-die() { echo "$program: ${*:2}" >&2; exit "$1"; }
-
-find_sanitizer() {
-    local candidate
-    for candidate in "${COMPUTE_SANITIZER:-}" "$(command -v compute-sanitizer 2>/dev/null)" \
-                     "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
-                     /usr/local/cuda/bin/compute-sanitizer; do
-        [ -n "$candidate" ] && [ -x "$candidate" ] && { echo "$candidate"; return 0; }
-    done
-    return 1
-}
-
-# ---- one case (run in parallel by xargs): CASE_FILE line INDEX -> RESULT_DIR/INDEX ----
-# A case line: directory|variant|tool|n|expect|extra arguments
+# ---- one case (run in parallel by xargs): line INDEX of WORK/cases -> WORK/INDEX.* ----
+# A case line: directory|variant|tool|n|expect|extra arguments   (variant "-": none given)
 run_case() {
     local work=$1 index=$2 sanitizer=$3
-    local line directory variant tool n expect extra
-    line=$(sed -n "$((index + 1))p" "$work/cases")
-    IFS='|' read -r directory variant tool n expect extra <<<"$line"
-    local arguments=(-n "$n" "${RUN_ARGS[@]}")
+    local directory variant tool n expect extra
+    IFS='|' read -r directory variant tool n expect extra <<<"$(sed -n "$((index + 1))p" "$work/cases")"
+    local arguments=(-n "$n" "${ONE_RUN_ARGS[@]}")
     [ "$variant" = - ] || arguments+=(--variant "$variant")
     # shellcheck disable=SC2206 # extra holds words such as "--op dot --type double"
     [ -z "$extra" ] || arguments+=($extra)
@@ -61,13 +65,14 @@ fi
 found_count() {
     local log=$1 count
     count=$(grep -oE 'RACECHECK SUMMARY: [0-9]+ hazard' "$log" | grep -oE '[0-9]+' | tail -n 1)
-    [ -n "$count" ] || count=$(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$log" | grep -oE '[0-9]+' | tail -n 1)
+    [ -n "$count" ] ||
+        count=$(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$log" | grep -oE '[0-9]+' | tail -n 1)
     echo "$count"
 }
 
 found_text() {
-    local log=$1 summary
-    summary=$(grep -oE '(RACECHECK|ERROR) SUMMARY: .*' "$log" | tail -n 1)
+    local summary
+    summary=$(grep -oE '(RACECHECK|ERROR) SUMMARY: .*' "$1" | tail -n 1)
     echo "${summary:-no summary}"
 }
 
@@ -77,111 +82,129 @@ verdict() {
     case $expect in
     clean) [ "$status" -eq 0 ] && [ "${count:-x}" = 0 ] ;;
     hazards) [ -n "$count" ] && [ "$count" -gt 0 ] ;;
-    no-memory-errors) [ "${count:-x}" = 0 ] ;;
+    no-memory-errors) [ "${count:-x}" = 0 ] && [ "$status" -ne "$ERROR_EXIT" ] ;;
+    *) false ;;
     esac && echo ok || echo FAIL
 }
 
 # ---- the cases ----
-variants_of() {     # "variant correctness" lines of one step, from bench/run --list
-    local name=$1
-    awk -v step="$name" '$1 == step { print $2, $3, $4 }' "$work/registry"
-}
-
-is_racy() {
-    local key=$1 racy
-    for racy in "${RACY_VARIANTS[@]}"; do [ "$racy" = "$key" ] && return 0; done
-    return 1
-}
-
-add_clean_cases() {   # directory variant extra
+clean_cases() {   # directory variant extra
     local tool n
     for n in "${SIZES[@]}"; do
         for tool in "${TOOLS[@]}"; do echo "$1|$2|$tool|$n|clean|$3"; done
     done
 }
 
+memcheck_cases() {   # directory variant
+    local n
+    for n in "${SIZES[@]}"; do echo "$1|$2|memcheck|$n|no-memory-errors|"; done
+}
+
 cases_of_step() {
-    local directory=$1 name=${1%%_*} variant correctness flow extra
-    local listed
-    listed=$(variants_of "$name")
-    if [ -z "$listed" ]; then
-        add_clean_cases "$directory" - ""
-        return
-    fi
-    while read -r variant correctness flow; do
-        if [ "$flow" = own-flow ]; then
-            for extra in "${OWN_FLOW_RUNS[@]}"; do add_clean_cases "$directory" - "$extra"; done
-        elif is_racy "$name:$variant"; then
-            echo "$directory|$variant|racecheck|$RACY_SIZE|hazards|"
-        elif [ "$variant" = - ] || [ "$correctness" = correct ]; then
-            add_clean_cases "$directory" "$variant" ""
-        else
-            for n in "${SIZES[@]}"; do echo "$directory|$variant|memcheck|$n|no-memory-errors|"; done
+    local directory=$1 name variant run step option arguments
+    name=$(short_name "$directory")
+    local variants=()
+    read -ra variants <<<"$(variants_of "$directory" | tr '\n' ' ')"
+    [ ${#variants[@]} -gt 0 ] || variants=(-)
+    [[ " ${DEFAULT_ONLY[*]} " != *" $name "* ]] || variants=("${variants[0]}")
+    for variant in "${variants[@]}"; do
+        case ${EXPECTED[$name:$variant]:-correct} in
+        racy) echo "$directory|$variant|racecheck|$RACY_SIZE|hazards|"
+              memcheck_cases "$directory" "$variant" ;;
+        wrong) memcheck_cases "$directory" "$variant" ;;
+        *) clean_cases "$directory" "$variant" "" ;;
+        esac
+    done
+    for run in "${EXTRA_RUNS[@]}"; do
+        IFS='|' read -r step option arguments <<<"$run"
+        if [ "$step" = "$name" ] && offers_option "$directory" "$option"; then
+            clean_cases "$directory" - "$arguments"
         fi
-    done <<<"$listed"
+    done
+    return 0
 }
 
 # ---- the summary ----
 print_table() {
     local count=$1 index failures=0
-    printf '%-8s %-22s %-10s %8s  %-17s %-6s %s\n' step "variant or arguments" tool n \
+    printf '%-8s %-24s %-10s %8s  %-17s %-6s %s\n' step "variant or arguments" tool n \
         expected result "exit, summary"
     for ((index = 0; index < count; index++)); do
-        local directory variant tool n expect extra status found result
+        local directory variant tool n expect extra status found result shown
         IFS='|' read -r directory variant tool n expect extra <<<"$(sed -n "$((index + 1))p" "$work/cases")"
         status=$(cat "$work/$index.status" 2>/dev/null || echo 255)
         found=$(found_count "$work/$index.log")
         result=$(verdict "$expect" "$status" "$found")
         [ "$result" = ok ] || failures=$((failures + 1))
-        if [ -n "$extra" ]; then variant=$extra; elif [ "$variant" = - ]; then variant=default; fi
-        printf '%-8s %-22s %-10s %8s  %-17s %-6s %s\n' "${directory%%_*}" "$variant" "$tool" "$n" \
-            "$expect" "$result" "exit $status, $(found_text "$work/$index.log")"
+        shown=${extra:-$variant}
+        [ "$shown" != - ] || shown=default
+        printf '%-8s %-24s %-10s %8s  %-17s %-6s %s\n' "$(short_name "$directory")" "$shown" "$tool" \
+            "$n" "$expect" "$result" "exit $status, $(found_text "$work/$index.log")"
         [ "$result" = ok ] || sed 's/^/    | /' "$work/$index.log" | head -n 30 >&2
     done
     echo
     if [ "$failures" -eq 0 ]; then
         echo "sanitize: PASSED: all $count checks as expected"
     else
-        echo "sanitize: FAILED: $failures of $count checks not as expected (logs above, on stderr)"
+        echo "sanitize: FAILED: $failures of $count checks not as expected (their logs are on stderr)"
     fi
     [ "$failures" -eq 0 ]
 }
 
 # ---- main ----
-shopt -s nullglob
-binaries=(step[0-9][0-9]_*/run)
-directories=(step[0-9][0-9]_*/)
-shopt -u nullglob
-[ ${#directories[@]} -gt 0 ] || die 3 "no step directories here"
-[ ${#binaries[@]} -eq ${#directories[@]} ] || die 3 "some step binaries are not built: run make first"
-sanitizer=$(find_sanitizer) || die 3 "compute-sanitizer is missing: looked on PATH, in" \
-    "\$COMPUTE_SANITIZER and in ${CUDA_HOME:-/usr/local/cuda}/bin. It comes with the CUDA" \
-    "toolkit; make sanitize needs a machine with a GPU."
-probe_output=$("${binaries[0]}" -n 1 "${RUN_ARGS[@]}" 2>&1)
-[ $? -ne 3 ] || die 3 "no usable GPU: $probe_output"
+main() {
+    local directories=() directory token found jobs sanitizer count status out
+    [ $# -eq 0 ] || die 2 "no arguments: SANITIZE_JOBS, SANITIZE_STEPS and COMPUTE_SANITIZER choose"
+    jobs=${SANITIZE_JOBS:-$DEFAULT_JOBS}
+    [[ $jobs =~ ^[1-9][0-9]*$ ]] || die 2 "SANITIZE_JOBS must be a positive number, not '$jobs'"
+    load_ladder
+    if [ -n "${SANITIZE_STEPS:-}" ]; then
+        for token in ${SANITIZE_STEPS//,/ }; do
+            found=$(ladder_directory_of "$token") ||
+                die 2 "SANITIZE_STEPS: '$token' is not a step of the ladder (make ladder lists them)"
+            directories+=("$found")
+        done
+        out=$SUBSET_TABLE
+    else
+        # step11 and step12 only where they are built; the rest must be
+        for directory in "${LADDER[@]}"; do
+            case $(short_name "$directory") in
+            step11 | step12)
+                [ -x "$directory/run" ] || { note "$directory is not built: left out"; continue; } ;;
+            esac
+            directories+=("$directory")
+        done
+        out=$COMMITTED_TABLE
+    fi
+    require_built "${directories[@]}"
+    sanitizer=$(find_tool compute-sanitizer "${COMPUTE_SANITIZER:-}") ||
+        die 3 "compute-sanitizer is missing: looked in \$COMPUTE_SANITIZER, on PATH and in" \
+            "${CUDA_HOME:-/usr/local/cuda}/bin. It comes with the CUDA toolkit; make sanitize" \
+            "needs a machine with a GPU."
+    require_gpu "${directories[0]}"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-if ! bench/run --list >"$work/registry" 2>/dev/null; then
-    die 3 "bench/run --list failed: build it with make (it tells which variants are correct)"
-fi
-for directory in "${directories[@]}"; do cases_of_step "${directory%/}"; done >"$work/cases"
-count=$(wc -l <"$work/cases")
-jobs=${SANITIZE_JOBS:-4}
-[[ $jobs =~ ^[1-9][0-9]*$ ]] || die 2 "SANITIZE_JOBS must be a positive number, not '$jobs'"
-echo "$program: $count runs of $sanitizer, $jobs at a time" >&2
-seq 0 $((count - 1)) | xargs -P "$jobs" -I{} bash "$script" --case "$work" {} "$sanitizer"
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    for directory in "${directories[@]}"; do cases_of_step "$directory"; done >"$work/cases"
+    count=$(wc -l <"$work/cases")
+    note "$count runs of $sanitizer, $jobs at a time"
+    seq 0 $((count - 1)) | xargs -P "$jobs" -I{} bash "$script" --case "$work" {} "$sanitizer"
 
-mkdir -p docs/results
-{
-    echo "make sanitize: $("$sanitizer" --version 2>/dev/null | grep -m1 -i version)," \
-         "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "run: compute-sanitizer --tool TOOL --error-exitcode $ERROR_EXIT stepNN/run -n N ${RUN_ARGS[*]} [--variant V]"
-    echo
-    print_table "$count"
-} >"$work/table.txt"
-status=$?
-cp "$work/table.txt" docs/results/sanitize.txt
-cat "$work/table.txt"
-echo "$program: wrote docs/results/sanitize.txt" >&2
-[ "$status" -eq 0 ] || exit 1
+    {
+        echo "make sanitize: $("$sanitizer" --version 2>/dev/null | grep -m1 -i version)," \
+             "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)," \
+             "$(date -u +%Y-%m-%d)"
+        echo "run: compute-sanitizer --tool TOOL --error-exitcode $ERROR_EXIT stepNN/run -n N" \
+             "${ONE_RUN_ARGS[*]} [--variant V]"
+        echo
+        print_table "$count"
+    } >"$work/table.txt"
+    status=$?
+    mkdir -p "$(dirname "$out")"
+    cp "$work/table.txt" "$out"
+    cat "$work/table.txt"
+    note "wrote $out"
+    [ "$status" -eq 0 ] || exit 1
+}
+
+main "$@"

@@ -11,13 +11,13 @@ set xlabel "n (floats)"
 set ylabel "effective bandwidth, GB/s (bytes read / time)"
 set yrange [0:1.1 * peak_gb_per_s]
 set grid lc rgb "#dddddd"
-set key outside right top
+set key outside right top noenhanced
 # twelve colours that stay apart (Paul Tol's muted scheme and a few more)
 array colours[12] = ["#332288", "#88ccee", "#44aa99", "#117733", "#999933", "#ddcc77", \
                      "#cc6677", "#882255", "#aa4499", "#4477aa", "#ee7733", "#bbbbbb"]
-plot for [i=1:words(step_names)] steps_data index (i - 1) using 1:2 \
+plot for [i=1:series_count] steps_data index (i - 1) using 1:2 \
          with linespoints lw 1.5 pt 7 ps 0.5 lc rgb colours[(i - 1) % 12 + 1] \
-         title word(step_names, i), \
-     cub_data index 0 using 1:2 with linespoints lw 3.5 pt 5 ps 0.6 lc rgb "black" title "CUB", \
+         title series_titles[i], \
+     cub_data using 1:2 with linespoints lw 3.5 pt 5 ps 0.6 lc rgb "black" title "CUB", \
      peak_gb_per_s with lines dt 3 lw 2 lc rgb "#555555" \
          title sprintf("peak %.0f GB/s", peak_gb_per_s)

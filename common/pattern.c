@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,8 +64,9 @@ bool pattern_parse(const char *text, struct pattern *pattern)
         text += strlen("onehot:");
         pattern->kind = PATTERN_ONEHOT;
         pattern->onehot_last = strcmp(text, "last") == 0;
+        errno = 0;
         pattern->onehot_index = strtoull(text, &end, 10);
-        return pattern->onehot_last || (*text >= '0' && *text <= '9' && *end == '\0');
+        return pattern->onehot_last || (*text >= '0' && *text <= '9' && *end == '\0' && errno == 0);
     }
     for (size_t k = 0; k < sizeof NAMES / sizeof NAMES[0]; k++)
         if (k != PATTERN_ONEHOT && strcmp(text, NAMES[k]) == 0) {

@@ -1,0 +1,206 @@
+#include "harness.h"
+
+#include <criterion/criterion.h>
+#include <cuda_runtime_api.h>
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+enum { MAX_ARGUMENTS = 24, PATH_SIZE = 256 };
+
+/* An empty CUDA_VISIBLE_DEVICES hides every GPU: the no-device path runs on any machine. */
+static const char HIDE_EVERY_GPU[] = "CUDA_VISIBLE_DEVICES=";
+
+const struct ladder_step LADDER[LADDER_STEPS] = {
+    {"step00", "step00_global", 32, 1024, true, false, {NULL}, {NULL}},
+    {"step01", "step01_shared", 32, 1024, true, false, {NULL}, {NULL}},
+    {"step02", "step02_divergence", 32, 1024, true, false, {NULL}, {NULL}},
+    {"step03", "step03_bank", 32, 1024, true, false, {NULL}, {NULL}},
+    {"step04", "step04_idle", 32, 1024, true, false, {"pairs"}, {"plan-a"}},
+    {"step05", "step05_unroll_warp", 64, 1024, true, false, {"syncwarp", "volatile"},
+     {"wrong-loop", "wrong-unrolled"}},
+    {"step06", "step06_full_unroll", 64, 1024, true, false, {NULL}, {NULL}},
+    {"step07", "step07_blocks", 64, 1024, true, true, {"tree", "thread0"}, {NULL}},
+    {"step08", "step08_shuffle", 32, 1024, true, true, {NULL}, {NULL}},
+    {"step09", "step09_last_block", 32, 1024, false, true, {"fence", "atomic-ref"}, {"atomic-add"}},
+    {"step10", "step10_vector_loads", 128, 1024, false, false, {"ticket"}, {"atomic-add"}},
+};
+
+struct criterion_test_params ladder_indices(void)
+{
+    static int indices[LADDER_STEPS];
+    for (int s = 0; s < LADDER_STEPS; s++) indices[s] = s;
+    return cr_make_param_array(int, indices, LADDER_STEPS);
+}
+
+bool csv_split(char *line, char *fields[CSV_COLUMNS])
+{
+    char *rest = line, *last_comma;
+    for (int c = 0; c < COL_DEVICE; c++) {
+        fields[c] = strsep(&rest, ",");
+        if (rest == NULL) return false;
+    }
+    last_comma = strrchr(rest, ',');
+    if (last_comma == NULL) return false;
+    *last_comma = '\0';
+    fields[COL_DEVICE] = rest;
+    fields[COL_CUDA] = last_comma + 1;
+    return true;
+}
+
+/* ---- running a program ----------------------------------------------------------------- */
+
+/* environ without any CUDA_VISIBLE_DEVICES, then the empty one. */
+static char **environment_without_gpus(void)
+{
+    size_t count = 0, kept = 0;
+    while (environ[count] != NULL) count++;
+    char **environment = calloc(count + 2, sizeof *environment);
+    cr_assert_not_null(environment);
+    for (size_t i = 0; i < count; i++)
+        if (!starts_with(environ[i], HIDE_EVERY_GPU)) environment[kept++] = environ[i];
+    environment[kept] = (char *)HIDE_EVERY_GPU;
+    return environment;
+}
+
+/* The whole file as a string; closes it. */
+static char *read_and_close(FILE *file)
+{
+    cr_assert_eq(fseek(file, 0, SEEK_END), 0, "fseek: %s", strerror(errno));
+    long size = ftell(file);
+    cr_assert_geq(size, 0);
+    rewind(file);
+    char *text = malloc((size_t)size + 1);
+    cr_assert_not_null(text);
+    text[fread(text, 1, (size_t)size, file)] = '\0';
+    fclose(file);
+    return text;
+}
+
+static int wait_for_exit(pid_t pid)
+{
+    int status;
+    while (waitpid(pid, &status, 0) < 0) cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+struct finished program_run(const char *path, enum gpus gpus, const char *const *args)
+{
+    char *argv[MAX_ARGUMENTS + 2] = {(char *)path};
+    for (int i = 0; args[i] != NULL; i++) {
+        cr_assert_lt(i, MAX_ARGUMENTS, "too many arguments for program_run");
+        argv[i + 1] = (char *)args[i];
+    }
+    FILE *out = tmpfile(), *err = tmpfile();
+    cr_assert(out != NULL && err != NULL, "tmpfile: %s", strerror(errno));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fileno(out), STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, fileno(err), STDERR_FILENO);
+    char **environment = gpus == GPUS_HIDDEN ? environment_without_gpus() : environ;
+    pid_t pid;
+    int spawn_error = posix_spawn(&pid, path, &actions, NULL, argv, environment);
+    posix_spawn_file_actions_destroy(&actions);
+    if (environment != environ) free(environment);
+    cr_assert_eq(spawn_error, 0, "cannot start %s: %s", path, strerror(spawn_error));
+    struct finished finished = {.exit_code = wait_for_exit(pid)};
+    finished.out = read_and_close(out);
+    finished.err = read_and_close(err);
+    return finished;
+}
+
+struct finished step_run(const struct ladder_step *step, enum gpus gpus, const char *const *args)
+{
+    char path[PATH_SIZE];
+    snprintf(path, sizeof path, "%s/run", step->directory);
+    cr_assert_eq(access(path, X_OK), 0, "%s is not built: run the tests from the repository root "
+                 "after make (make test does both)", path);
+    return program_run(path, gpus, args);
+}
+
+void finished_free(struct finished *finished)
+{
+    free(finished->out);
+    free(finished->err);
+}
+
+void require_gpu(void)
+{
+    int count = 0;
+    cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess || count == 0)
+        cr_skip_test("no CUDA device: %s", status != cudaSuccess ? cudaGetErrorString(status) : "none found");
+}
+
+/* ---- what a toolbox function prints ----------------------------------------------------- */
+
+void capture_begin(struct capture *capture, int fd)
+{
+    FILE *file = tmpfile();
+    cr_assert_not_null(file, "tmpfile: %s", strerror(errno));
+    fflush(fd == STDOUT_FILENO ? stdout : stderr);
+    capture->fd = fd;
+    capture->saved = dup(fd);
+    capture->file = file;
+    cr_assert(capture->saved >= 0 && dup2(fileno(file), fd) >= 0, "dup: %s", strerror(errno));
+}
+
+char *capture_end(struct capture *capture)
+{
+    fflush(capture->fd == STDOUT_FILENO ? stdout : stderr);
+    cr_assert_geq(dup2(capture->saved, capture->fd), 0, "dup2: %s", strerror(errno));
+    close(capture->saved);
+    return read_and_close(capture->file);
+}
+
+/* ---- text ----------------------------------------------------------------------------- */
+
+int line_count(const char *text)
+{
+    int lines = 0;
+    for (; *text != '\0'; text++) lines += *text == '\n';
+    return lines;
+}
+
+bool starts_with(const char *text, const char *prefix)
+{
+    return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+bool ends_with(const char *text, const char *suffix)
+{
+    size_t length = strlen(text), tail = strlen(suffix);
+    return length >= tail && strcmp(text + length - tail, suffix) == 0;
+}
+
+bool next_line(const char **cursor, char *buffer, size_t size)
+{
+    if (**cursor == '\0') return false;
+    size_t length = strcspn(*cursor, "\n");
+    snprintf(buffer, size, "%.*s", (int)length, *cursor);
+    *cursor += length + ((*cursor)[length] == '\n');
+    return true;
+}
+
+const char *last_line(const char *text, char *buffer, size_t size)
+{
+    char line[PATH_SIZE * 4];
+    buffer[0] = '\0';
+    while (next_line(&text, line, sizeof line))
+        if (line[0] != '\0') snprintf(buffer, size, "%s", line);
+    return buffer;
+}
+
+int lines_starting(const char *text, const char *prefix)
+{
+    char line[PATH_SIZE * 4];
+    int count = 0;
+    while (next_line(&text, line, sizeof line)) count += starts_with(line, prefix);
+    return count;
+}
