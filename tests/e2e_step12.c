@@ -83,7 +83,8 @@ static struct outcome run_words(const char *const *words, enum gpus gpus)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
     struct outcome outcome = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out), read_all(err)};
-    cr_log_info("%s ... -> exit %d\n--- stdout\n%s--- stderr\n%s", words[0], outcome.exit_code, outcome.out, outcome.err);
+    cr_log_info("%s ... -> exit %d\n--- stdout\n%s--- stderr\n%s", words[0], outcome.exit_code, outcome.out,
+                outcome.err);
     return outcome;
 }
 

@@ -1,0 +1,199 @@
+/* step11_generic: the program.
+ * It reads top to bottom like the other steps: the options, the data, device memory, the
+ * launch and the finish, the check, the time, the report. It is longer than they are because
+ * it runs five operators on three types; what those need besides (their names, the data in
+ * each type, the expected results, the report lines) is in data.c and verdict.c (generic.h),
+ * and the kernel template in reduce.cu. */
+#include <stdio.h>
+#include <string.h>
+
+#include "generic.h"
+#include "reduce.h"
+#include "toolbox.h"
+
+enum { MIN_ELEMENTS = 8 };           /* per thread, at least: see blocks_for */
+enum { WARP_LEVELS = 5 };            /* shuffles within a warp, and again over the warp results */
+enum { OP_OPTION, TYPE_OPTION };     /* the step's own options, in the order of STEP.extras */
+
+static const struct step_info STEP = {
+    .name = "step11", .title = "Any type, any operator: one kernel template (document 002)",
+    .min_threads = 32, .max_threads = 1024, .default_threads = 256, .host_finish = true, .grid_size = true,
+    .extras = (const struct extra_option[]){
+        {"op", "O", "sum, min, max, sumsq (sum and sum of squares) or dot   [sum; --check: all]"},
+        {"type", "T", "the elements' type: int, float or double   [float; --check: all]"},
+        {NULL, NULL, NULL}},
+};
+
+/* The (op, type) pairs to run: op_first..op_last times type_first..type_last. */
+struct pairs { int op_first, op_last, type_first, type_last; };
+
+/* A name picks one; without a name a run takes sum and float, --check every one. --type int
+ * refuses a real-valued pattern: the conversion would drop its fractions. */
+static int pairs_choose(const struct options *o, struct pairs *chosen)
+{
+    const char *op = o->extra[OP_OPTION], *type = o->extra[TYPE_OPTION];
+    int op_index = op ? name_index(op, OP_NAMES, OPS) : OP_SUM;
+    int type_index = type ? name_index(type, TYPE_NAMES, TYPES) : TYPE_FLOAT;
+    bool every_op = o->check && op == NULL, every_type = o->check && type == NULL;
+    bool integer_pattern = o->pattern.kind == PATTERN_UNIFORM || o->pattern.kind == PATTERN_ONES ||
+                           o->pattern.kind == PATTERN_ONEHOT;
+    char pattern[48];
+    *chosen = (struct pairs){every_op ? 0 : op_index, every_op ? OPS - 1 : op_index,
+                             every_type ? 0 : type_index, every_type ? TYPES - 1 : type_index};
+    if (op_index < 0) fprintf(stderr, "%s: --op takes sum, min, max, sumsq or dot, not '%s'\n", STEP.name, op);
+    else if (type_index < 0) fprintf(stderr, "%s: --type takes int, float or double, not '%s'\n", STEP.name, type);
+    else if (type_index == TYPE_INT && !integer_pattern && !o->check)
+        fprintf(stderr, "%s: --type int takes integer data, and the pattern '%s' is real-valued (uniform, ones "
+                "and onehot are integers)\n", STEP.name, pattern_name(&o->pattern, pattern, sizeof pattern));
+    else return OPTIONS_RUN;
+    fprintf(stderr, "(%s/run --help lists the options)\n", STEP.name);
+    return EXIT_USAGE;
+}
+
+/* How the kernel is launched: block size, the most blocks (--blocks B, or by default the GPU
+ * filled once: filling_grid), and who finishes: the last block, or the host (document 001). */
+struct shape { unsigned threads, grid; enum finish finish; };
+
+/* step09's grid: shape->grid blocks, but never so many that a thread gets fewer than
+ * MIN_ELEMENTS elements. At least one block, even for n = 0. */
+static unsigned blocks_for(size_t n, const struct shape *shape)
+{
+    size_t per_block = (size_t)shape->threads * MIN_ELEMENTS, enough = (n + per_block - 1) / per_block;
+    return enough < shape->grid ? (enough > 0 ? (unsigned)enough : 1) : shape->grid;
+}
+
+/* The longest chain of merges any element goes through (docs/verification.md; verdict.c adds
+ * one for a product): a thread's rounds and its tree of ELEMENTS_PER_ROUND, the shuffles of
+ * its block; then the last block's rounds over the partials, their tree and the shuffles
+ * again; or, finishing on the host, a chain through every partial. */
+static unsigned depth(size_t n, const struct shape *s)
+{
+    size_t blocks = blocks_for(n, s), per_round = blocks * s->threads * ELEMENTS_PER_ROUND;
+    size_t per_pass = (size_t)s->threads * PARTIALS_IN_FLIGHT;
+    unsigned own = (unsigned)((n + per_round - 1) / per_round) + tree_levels(ELEMENTS_PER_ROUND) + 2 * WARP_LEVELS;
+    if (s->finish == FINISH_CPU) return own + (unsigned)blocks;
+    if (blocks == 1) return own;
+    return own + (unsigned)((blocks + per_pass - 1) / per_pass) + tree_levels(PARTIALS_IN_FLIGHT) + 2 * WARP_LEVELS;
+}
+
+/* Device memory beside the input: a partial per block, the total, the ticket counter. */
+struct buffers { void *partials, *total; unsigned *ticket_counter; };
+
+static bool buffers_create(struct buffers *b, unsigned blocks)
+{
+    CUDA_TRY(cudaMalloc(&b->partials, (size_t)blocks * MAX_ACCUMULATOR_BYTES));
+    CUDA_TRY(cudaMalloc(&b->total, MAX_ACCUMULATOR_BYTES));
+    CUDA_TRY(cudaMalloc((void **)&b->ticket_counter, sizeof(unsigned)));
+    return CUDA_OK(cudaMemset(b->ticket_counter, 0, sizeof(unsigned)));
+}
+
+static void buffers_free(struct buffers *b)
+{
+    CUDA_OK(cudaFree(b->partials));
+    CUDA_OK(cudaFree(b->total));
+    CUDA_OK(cudaFree(b->ticket_counter));
+}
+
+static struct generic_launch launch_for(struct pair p, const void *a, const void *b, size_t n,
+                                        const struct shape *s, const struct buffers *buffers)
+{
+    return (struct generic_launch){p.op, p.type, a, b, n, blocks_for(n, s), s->threads, buffers->partials,
+                                   s->finish == FINISH_CPU ? NULL : buffers->total, buffers->ticket_counter};
+}
+
+/* One run: the launch; finishing on the host, also the copy of the partials and their merge
+ * there, which are part of what that finish costs. */
+static bool reduce(const struct generic_launch *job, double result[MAX_RESULT_VALUES])
+{
+    CUDA_TRY(reduce_generic(job));
+    return job->total != NULL || CUDA_OK(result_read(job, result));
+}
+
+/* One size: device memory, the data in its type, timed runs (then CUB's, for a float sum),
+ * the check against the host's expected result, and the report. */
+static int measure(const struct options *o, const struct device_info *device, struct pair p, size_t n)
+{
+    struct shape shape = {o->threads, o->blocks ? o->blocks : filling_grid(device, o->threads), o->finish};
+    unsigned blocks = blocks_for(n, &shape);
+    struct buffers buffers = {0};
+    struct timer timer = {0};
+    struct typed_input input = {0};
+    struct generic_launch job = {0};
+    struct report report = report_start(&STEP, device, o, n);
+    double result[MAX_RESULT_VALUES] = {0};
+    bool ok = buffers_create(&buffers, blocks) && timer_make(&timer, device, o->iters) &&
+              typed_input_create(&input, o, n, p, device);
+    for (int run = 0; ok && run < o->warmup + o->iters; run++) {
+        job = launch_for(p, input.a[run % input.count], input.b, n, &shape, &buffers);
+        ok = timer_start(&timer) && reduce(&job, result) && timer_stop(&timer, run >= o->warmup);
+    }
+    report.time = timer_summary(&timer);
+    ok = ok && (job.total == NULL || CUDA_OK(result_read(&job, result)));
+    if (ok && o->cub && p.op == OP_SUM && p.type == TYPE_FLOAT)
+        ok = cub_time(&input.floats, o, &timer, &report.cub, NULL);
+    snprintf(report.launch, sizeof report.launch, "%u blocks x %u threads, up to %zu element(s) per thread; "
+             "1 launch, %s", blocks, o->threads, (n + (size_t)blocks * o->threads - 1) / ((size_t)blocks * o->threads),
+             o->finish == FINISH_CPU ? "the host merges the partials (document 001)"
+                                     : "the last block merges the partials");
+    struct expectation expected = expect(p, &input.values, depth(n, &shape));
+    if (ok) pair_report(&report, p, &expected, result, o);
+    buffers_free(&buffers);
+    timer_free(&timer);
+    typed_input_free(&input);
+    return !ok ? EXIT_ENVIRONMENT : report.ok ? EXIT_CORRECT : EXIT_WRONG;
+}
+
+/* --check: every case of the matrix, each through every chosen (op, type) whose type takes
+ * the case's data; dot multiplies the case's array by itself. */
+static int check_all(const struct options *o, const struct device_info *device, const struct pairs *chosen)
+{
+    struct check *check = check_start(&STEP, o, device);
+    struct shape largest = {STEP.min_threads, ~0u, FINISH_GPU};   /* the most blocks */
+    struct buffers buffers = {0};
+    struct case_arrays arrays = {0};
+    struct check_case c;
+    double previous[OPS][TYPES][MAX_RESULT_VALUES] = {{{0}}};
+    bool ok = check != NULL && buffers_create(&buffers, blocks_for(CHECK_LARGEST_N, &largest)) &&
+              case_arrays_create(&arrays, CHECK_LARGEST_N);
+    while (ok && check_next(check, &c)) {
+        struct shape shape = {c.threads, c.blocks ? c.blocks : filling_grid(device, c.threads), c.finish};
+        struct host_values values;
+        bool runs[TYPES];
+        for (int t = 0; t < TYPES; t++)
+            runs[t] = t >= chosen->type_first && t <= chosen->type_last &&
+                      type_takes((enum element_type)t, &c.reference);
+        ok = host_values_compute(&values, c.host, c.host, c.n, &c.reference) && case_arrays_fill(&arrays, &c, runs);
+        for (int k = 0; ok && k < OPS * TYPES; k++) {
+            struct pair p = {(enum op)(k / TYPES), (enum element_type)(k % TYPES)};
+            if (!runs[p.type] || (int)p.op < chosen->op_first || (int)p.op > chosen->op_last) continue;
+            const void *a = case_array(&arrays, &c, p.type);
+            struct generic_launch job = launch_for(p, a, a, c.n, &shape, &buffers);
+            double result[MAX_RESULT_VALUES] = {0};
+            ok = reduce(&job, result) && (job.total == NULL || CUDA_OK(result_read(&job, result)));
+            struct expectation expected = expect(p, &values, depth(c.n, &shape));
+            if (ok) check_pair(check, &c, p, &expected, result, previous[p.op][p.type]);
+        }
+    }
+    buffers_free(&buffers);
+    case_arrays_free(&arrays);
+    return check != NULL ? check_finish(check, ok) : EXIT_ENVIRONMENT;
+}
+
+int main(int argc, char **argv)
+{
+    struct options options;
+    struct device_info device;
+    struct pairs chosen;
+    int status = options_parse(argc, argv, &STEP, &options), worst = EXIT_CORRECT;
+    if (status == OPTIONS_RUN) status = pairs_choose(&options, &chosen);
+    if (status != OPTIONS_RUN) return status;
+    if (!device_open(&device, STEP.name)) return EXIT_ENVIRONMENT;
+    if (options.check) return check_all(&options, &device, &chosen);
+    if (options.csv) report_csv_header();
+    struct pair pair = {(enum op)chosen.op_first, (enum element_type)chosen.type_first};
+    for (size_t n = options.n; n <= options.n_last && worst != EXIT_ENVIRONMENT; n = n ? 2 * n : 1) {
+        status = measure(&options, &device, pair, n);
+        worst = status > worst ? status : worst;
+    }
+    return worst;
+}

@@ -1,0 +1,56 @@
+/* step11_generic: what host.c and reduce.cu agree on. reduce.cu instantiates one kernel
+ * template for each operator and type; host.c picks an instantiation by (op, type) and
+ * reads its result as doubles, so the host never needs to know the accumulator's layout. */
+#ifndef STEP_REDUCE_H
+#define STEP_REDUCE_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --op and --type, in the order of their names (generic.h) and of reduce.cu's table. */
+enum op { OP_SUM, OP_MIN, OP_MAX, OP_SUMSQ, OP_DOT, OPS };
+enum element_type { TYPE_INT, TYPE_FLOAT, TYPE_DOUBLE, TYPES };
+
+/* Each round a thread issues ELEMENTS_PER_ROUND loads before it combines any; the last block
+ * reads PARTIALS_IN_FLIGHT block results per thread at once. Both are merged as trees of
+ * pairs, so both are powers of two. */
+enum { ELEMENTS_PER_ROUND = 4, PARTIALS_IN_FLIGHT = 8 };
+/* sumsq's result is two values, the sum and the sum of squares; the largest accumulator
+ * (two long long or two double) takes 16 bytes. */
+enum { MAX_RESULT_VALUES = 2, MAX_ACCUMULATOR_BYTES = 16 };
+
+/* One launch of the instantiation for (op, type): `blocks` blocks of `threads` threads
+ * (32 .. 1024, a power of two) over a[0..n), and for dot b[0..n) too. partials has room for
+ * `blocks` accumulators. total NULL: every block leaves its result in partials and the host
+ * finishes (document 001). Otherwise the last block to finish merges the partials into
+ * *total; *ticket_counter is 0 before the launch and the launch leaves it 0. */
+struct generic_launch {
+    enum op op;
+    enum element_type type;
+    const void *a, *b;               /* n elements of the type; b: dot only */
+    size_t n;
+    unsigned blocks, threads;
+    void *partials, *total;
+    unsigned *ticket_counter;
+};
+cudaError_t reduce_generic(const struct generic_launch *launch);
+
+/* After the launch: the total where the last block left it, or (total NULL) the partials
+ * copied back and merged on the host in the accumulator's own type, with the same operator
+ * as on the GPU. Widened to double, which holds every such result exactly; sumsq gives two. */
+cudaError_t result_read(const struct generic_launch *launch, double values[MAX_RESULT_VALUES]);
+
+/* out[i] = in[i] converted to the type (int: the integer part, exact for integer data). */
+cudaError_t convert_floats(const float *in, size_t n, enum element_type type, void *out);
+
+/* The instantiation's template arguments, e.g. "SumAndSquares<long long> over Elements<int>". */
+const char *instantiation_name(enum op op, enum element_type type);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

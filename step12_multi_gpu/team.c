@@ -1,0 +1,513 @@
+/* step12_multi_gpu: several GPUs as one team (team.h says what each function does).
+ *
+ * How several GPUs are timed. Each run flushes every GPU's L2 (the toolbox's timer_start, on
+ * the GPU's stream 0, followed by its start event); every GPU's own stream waits for all the
+ * starts, and its stop event is recorded on that stream after its share of the run. All the
+ * stops are recorded before the host waits for any, so no GPU's stop waits for the host. A
+ * run's time is the slowest GPU's: the total is known when the last GPU is done. The GPUs
+ * start a few microseconds apart, since one host thread enqueues them in turn; but no GPU
+ * leaves an all-reduce before the last one has arrived, so a GPU that started early waits
+ * there and its time covers the others' late start (gather: GPU 0 does the copies and the
+ * reduction, and its own time is the run's). So the slowest GPU's time is the span from the
+ * first start to the last stop, on the GPUs' own clocks, with no host scheduling in it.
+ * The combine's own time is the shortest that any GPU taking part spent in it: the last to
+ * arrive waits for no one, so its time is the combine alone. Under mpirun the processes
+ * agree on both figures with MPI after each run, and meet at an MPI barrier before it, so
+ * that they start together. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef WITH_MPI
+#include <mpi.h>
+#endif
+
+#include "team.h"
+
+static const double MS_PER_US = 1e-3;
+#define NCCL_TRY(call) do { if (!NCCL_OK(call)) return false; } while (0)
+/* Any of these in the environment: a process that mpirun (or another MPI launcher) started. */
+static const char *const LAUNCHER_VARIABLES[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"};
+
+bool nccl_succeeded(ncclResult_t status, const char *call, const char *file, int line)
+{
+    if (status != ncclSuccess)
+        fprintf(stderr, "NCCL error at %s:%d: %s\n  in %s\n  (%s)\n", file, line,
+                ncclGetErrorString(status), call, ncclGetLastError(NULL));
+    return status == ncclSuccess;
+}
+
+#ifdef WITH_MPI
+static bool mpi_succeeded(int status, const char *call, const char *file, int line)
+{
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int length = 0;
+    if (status != MPI_SUCCESS && MPI_Error_string(status, text, &length) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "MPI error code %d", status);
+    if (status != MPI_SUCCESS) fprintf(stderr, "MPI error at %s:%d: %s\n  in %s\n", file, line, text, call);
+    return status == MPI_SUCCESS;
+}
+#define MPI_OK(call) mpi_succeeded((call), #call, __FILE__, __LINE__)
+#define MPI_TRY(call) do { if (!MPI_OK(call)) return false; } while (0)
+
+/* Only rank 0 prints the report; the other processes' stdout is dropped. */
+static bool mpi_start(struct team *t)
+{
+    MPI_TRY(MPI_Init(NULL, NULL));
+    t->mpi_started = true;
+    MPI_TRY(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_TRY(MPI_Comm_rank(MPI_COMM_WORLD, &t->process));
+    MPI_TRY(MPI_Comm_size(MPI_COMM_WORLD, &t->processes));
+    if (t->process > 0 && freopen("/dev/null", "w", stdout) == NULL)
+        perror("rank > 0: freopen(/dev/null) for stdout");
+    return true;
+}
+
+/* This process's place among those on its machine: which of the machine's GPUs it takes. */
+static bool local_rank(int *local)
+{
+    MPI_Comm machine;
+    MPI_TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine));
+    bool ok = MPI_OK(MPI_Comm_rank(machine, local));
+    return MPI_OK(MPI_Comm_free(&machine)) && ok;
+}
+#endif
+
+int team_gpus_option(const char *text, const char *program, int *gpus)
+{
+    char *end = NULL;
+    long value = text != NULL ? strtol(text, &end, 10) : 0;
+    *gpus = (int)value;
+    if (text == NULL || (*text >= '0' && *text <= '9' && *end == '\0' && value >= 1 && value <= MAX_GPUS))
+        return OPTIONS_RUN;
+    fprintf(stderr, "%s: --gpus takes a whole number in 1..%d, not '%s'\n(%s/run --help lists the options)\n",
+            program, MAX_GPUS, text, program);
+    return EXIT_USAGE;
+}
+
+bool team_begin(struct team *t, const char *program)
+{
+    memset(t, 0, sizeof *t);
+    t->program = program;
+    t->processes = 1;
+    for (size_t v = 0; v < sizeof LAUNCHER_VARIABLES / sizeof LAUNCHER_VARIABLES[0]; v++)
+        t->mpi = t->mpi || getenv(LAUNCHER_VARIABLES[v]) != NULL;
+    if (!t->mpi) return true;
+#ifdef WITH_MPI
+    return mpi_start(t);
+#else
+    fprintf(stderr, "%s: started by mpirun, but built without MPI (no mpicc was found when it was built).\n"
+            "  Run it without mpirun, and one process drives every GPU; or install OpenMPI's\n"
+            "  development files and rebuild: make step12_multi_gpu\n", program);
+    return false;
+#endif
+}
+
+/* Which GPUs: under mpirun one per process, the process's place on its machine; otherwise
+ * the first `wanted` visible ones. OPTIONS_RUN or an exit code. */
+static int choose_gpus(struct team *t, int wanted, int visible)
+{
+    int local = 0;
+    if (!t->mpi && wanted > visible) {
+        fprintf(stderr, "%s: --gpus %d, but this machine shows %d GPU(s) (CUDA_VISIBLE_DEVICES "
+                "chooses which)\n", t->program, wanted, visible);
+        return EXIT_ENVIRONMENT;
+    }
+    if (!t->mpi) {
+        t->size = t->count = wanted > 0 ? wanted : visible < MAX_GPUS ? visible : MAX_GPUS;
+        for (int i = 0; i < t->count; i++) t->gpus[i] = (struct gpu){.device = i, .rank = i};
+        return OPTIONS_RUN;
+    }
+#ifdef WITH_MPI
+    if (!local_rank(&local)) return EXIT_ENVIRONMENT;
+#endif
+    t->size = t->processes;
+    t->count = 1;
+    t->gpus[0] = (struct gpu){.device = visible > 1 ? local : 0, .rank = t->process};
+    if (wanted > 0 && wanted != t->processes) {
+        fprintf(stderr, "%s: --gpus %d, but mpirun started %d process(es), and each drives one GPU: "
+                "leave --gpus out, or start %d\n", t->program, wanted, t->processes, wanted);
+        return EXIT_USAGE;
+    }
+    if (visible == 1 || local < visible) return OPTIONS_RUN;
+    fprintf(stderr, "%s: process %d is number %d on its machine, which shows %d GPU(s): start at "
+            "most %d processes per machine\n", t->program, t->process, local + 1, visible, visible);
+    return EXIT_ENVIRONMENT;
+}
+
+/* A stream, the combine's events, and a timer whose flush covers this GPU's own L2. */
+static bool gpu_prepare(struct gpu *g, const struct device_info *device, int runs)
+{
+    struct device_info own = *device;
+    int l2_bytes = 0;
+    CUDA_TRY(cudaSetDevice(g->device));
+    CUDA_TRY(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, g->device));
+    own.l2_bytes = (size_t)l2_bytes;
+    CUDA_TRY(cudaStreamCreate(&g->stream));
+    CUDA_TRY(cudaEventCreate(&g->combine_start));
+    CUDA_TRY(cudaEventCreate(&g->combine_end));
+    return timer_make(&g->timer, &own, runs);
+}
+
+/* gather without mpirun: GPU 0 reads the others' memory over the link between them, where
+ * the hardware allows it; otherwise the runtime stages each copy through host memory. */
+static bool allow_direct_copies(struct team *t)
+{
+    t->direct_copies = t->count > 1;
+    CUDA_TRY(cudaSetDevice(t->gpus[0].device));
+    for (int i = 1; i < t->count; i++) {
+        int possible = 0;
+        CUDA_TRY(cudaDeviceCanAccessPeer(&possible, t->gpus[0].device, t->gpus[i].device));
+        cudaError_t status = possible ? cudaDeviceEnablePeerAccess(t->gpus[i].device, 0) : cudaSuccess;
+        if (status == cudaErrorPeerAccessAlreadyEnabled) {   /* enabled before: what we want */
+            (void)cudaGetLastError();                          /* and not an error to report later */
+            status = cudaSuccess;
+        }
+        CUDA_TRY(status);
+        t->direct_copies = t->direct_copies && possible;
+    }
+    return true;
+}
+
+/* One communicator per GPU: all at once in one process; under mpirun rank 0 makes NCCL's id
+ * and MPI hands it to the others, as it would across machines. */
+static bool communicators(struct team *t)
+{
+    ncclComm_t comms[MAX_GPUS];
+    int devices[MAX_GPUS];
+    if (t->mpi) {
+#ifdef WITH_MPI
+        ncclUniqueId id;
+        if (t->process == 0) NCCL_TRY(ncclGetUniqueId(&id));
+        MPI_TRY(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD));
+        CUDA_TRY(cudaSetDevice(t->gpus[0].device));
+        NCCL_TRY(ncclCommInitRank(&t->gpus[0].comm, t->size, id, t->process));
+#endif
+        return true;
+    }
+    for (int i = 0; i < t->count; i++) devices[i] = t->gpus[i].device;
+    NCCL_TRY(ncclCommInitAll(comms, t->count, devices));
+    for (int i = 0; i < t->count; i++) t->gpus[i].comm = comms[i];
+    return true;
+}
+
+/* The report's device: K times GPU 0, which is only right if the GPUs are alike; says so
+ * when one is not (under mpirun each process compares its GPU with rank 0's). */
+static bool describe(struct team *t, const struct device_info *device)
+{
+    char first[sizeof device->name];
+    struct cudaDeviceProp prop;
+    snprintf(first, sizeof first, "%s", device->name);
+#ifdef WITH_MPI
+    if (t->mpi) MPI_TRY(MPI_Bcast(first, sizeof first, MPI_CHAR, 0, MPI_COMM_WORLD));
+#endif
+    for (int i = 0; i < t->count; i++) {
+        CUDA_TRY(cudaGetDeviceProperties(&prop, t->gpus[i].device));
+        if (strcmp(prop.name, first) != 0)
+            fprintf(stderr, "%s: note: GPU %d is a %s, GPU 0 a %s; the report counts %d of GPU 0\n",
+                    t->program, t->gpus[i].rank, prop.name, first, t->size);
+    }
+    t->together = *device;
+    snprintf(t->together.name, sizeof t->together.name, "%d x %.200s", t->size, device->name);
+    t->together.sm_count *= t->size;
+    t->together.peak_gb_per_s *= t->size;
+    return true;
+}
+
+static bool sample_store(struct timer *store, int runs)
+{
+    store->capacity = runs;
+    return (store->samples = malloc(((size_t)runs + 1) * sizeof *store->samples)) != NULL;
+}
+
+int team_open(struct team *t, const struct device_info *device, int wanted, int runs)
+{
+    int visible = 0;
+    if (!CUDA_OK(cudaGetDeviceCount(&visible))) return EXIT_ENVIRONMENT;
+    int status = choose_gpus(t, wanted, visible);
+    if (status != OPTIONS_RUN) return status;
+    bool ok = true;
+    for (int i = 0; ok && i < t->count; i++) ok = gpu_prepare(&t->gpus[i], device, runs);
+    ok = ok && (t->mpi || allow_direct_copies(t)) && communicators(t) && describe(t, device) &&
+         sample_store(&t->slowest, runs) && sample_store(&t->combine, runs);
+    return ok ? OPTIONS_RUN : EXIT_ENVIRONMENT;
+}
+
+/* After an error NCCL's operations may never finish: abort the communicators instead. */
+static void communicators_close(struct team *t, bool failed)
+{
+    bool finalized = !failed && NCCL_OK(ncclGroupStart());
+    for (int i = 0; finalized && i < t->count; i++)
+        if (t->gpus[i].comm != NULL) finalized = NCCL_OK(ncclCommFinalize(t->gpus[i].comm));
+    finalized = finalized && NCCL_OK(ncclGroupEnd());
+    for (int i = 0; i < t->count; i++)
+        if (t->gpus[i].comm != NULL)
+            NCCL_OK(finalized ? ncclCommDestroy(t->gpus[i].comm) : ncclCommAbort(t->gpus[i].comm));
+}
+
+int team_end(struct team *t, int status)
+{
+#ifdef WITH_MPI
+    if (t->mpi_started && status == EXIT_ENVIRONMENT && t->processes > 1) {
+        fprintf(stderr, "%s: process %d stops every process (exit code %d)\n", t->program, t->process, status);
+        MPI_Abort(MPI_COMM_WORLD, status);
+    }
+#endif
+    communicators_close(t, status == EXIT_ENVIRONMENT);
+    team_buffers_free(t);
+    for (int i = 0; i < t->count; i++) {
+        struct gpu *g = &t->gpus[i];
+        if (!CUDA_OK(cudaSetDevice(g->device))) continue;
+        timer_free(&g->timer);
+        if (g->combine_start != NULL) CUDA_OK(cudaEventDestroy(g->combine_start));
+        if (g->combine_end != NULL) CUDA_OK(cudaEventDestroy(g->combine_end));
+        if (g->stream != NULL) CUDA_OK(cudaStreamDestroy(g->stream));
+    }
+    timer_free(&t->slowest);
+    timer_free(&t->combine);
+#ifdef WITH_MPI
+    if (t->mpi_started && !MPI_OK(MPI_Finalize())) status = EXIT_ENVIRONMENT;
+#endif
+    return status;
+}
+
+size_t shard_start(size_t n, int rank, int size)
+{
+    return (n * (size_t)rank + (size_t)size - 1) / (size_t)size;
+}
+
+/* step10's device memory beside the input, for the most blocks any block size needs. */
+static bool scratch_create(struct scratch *s, size_t n)
+{
+    unsigned blocks = reduce_blocks(n, FEWEST_THREADS);
+    size_t padded = (blocks + FLOATS_PER_VECTOR - 1) / FLOATS_PER_VECTOR * FLOATS_PER_VECTOR;
+    CUDA_TRY(cudaMalloc((void **)&s->block_sums, (padded + 1) * sizeof(float)));
+    CUDA_TRY(cudaMalloc((void **)&s->ticket_counter, sizeof(unsigned)));
+    s->total = s->block_sums + padded;
+    return CUDA_OK(cudaMemset(s->ticket_counter, 0, sizeof(unsigned)));
+}
+
+bool team_buffers(struct team *t, size_t n, bool summed)
+{
+    size_t longest = shard_start(n, 1, t->size);
+    for (int i = 0; i < t->count; i++) {
+        struct gpu *g = &t->gpus[i];
+        size_t room = g->rank == 0 ? n : longest;
+        CUDA_TRY(cudaSetDevice(g->device));
+        /* cudaMalloc(0) gives NULL: one float keeps every buffer a real one */
+        CUDA_TRY(cudaMalloc((void **)&g->shard, (room > 0 ? room : 1) * sizeof(float)));
+        if (summed) CUDA_TRY(cudaMalloc((void **)&g->summed, (longest > 0 ? longest : 1) * sizeof(float)));
+        if (!scratch_create(&g->scratch, room)) return false;
+    }
+    return true;
+}
+
+void team_buffers_free(struct team *t)
+{
+    for (int i = 0; i < t->count; i++) {
+        struct gpu *g = &t->gpus[i];
+        if (g->shard == NULL || !CUDA_OK(cudaSetDevice(g->device))) continue;
+        CUDA_OK(cudaFree(g->shard));
+        CUDA_OK(cudaFree(g->summed));
+        CUDA_OK(cudaFree(g->scratch.block_sums));
+        CUDA_OK(cudaFree(g->scratch.ticket_counter));
+        g->shard = g->summed = NULL;
+        g->scratch = (struct scratch){0};
+    }
+}
+
+bool team_scatter(struct team *t, const float *whole, const float *host, size_t n)
+{
+    size_t longest = shard_start(n, 1, t->size);
+    for (int i = 0; i < t->count; i++) {
+        struct gpu *g = &t->gpus[i];
+        g->first = shard_start(n, g->rank, t->size);
+        g->length = shard_start(n, g->rank + 1, t->size) - g->first;
+        CUDA_TRY(cudaSetDevice(g->device));
+        if (g->rank == 0) {
+            CUDA_TRY(cudaMemcpy(g->shard, whole, n * sizeof(float), cudaMemcpyDefault));
+        } else {
+            CUDA_TRY(cudaMemcpy(g->shard, host + g->first, g->length * sizeof(float), cudaMemcpyHostToDevice));
+            CUDA_TRY(cudaMemset(g->shard + g->length, 0, (longest - g->length) * sizeof(float)));
+        }
+        CUDA_TRY(cudaDeviceSynchronize());
+    }
+    return true;
+}
+
+bool team_poison(struct team *t, size_t n)
+{
+    struct gpu *g = team_first(t);
+    enum { NAN_BYTE = 0xff };        /* all bits set: a NaN */
+    if (g == NULL) return true;
+    CUDA_TRY(cudaSetDevice(g->device));
+    CUDA_TRY(cudaMemset(g->shard + g->length, NAN_BYTE, (n - g->length) * sizeof(float)));
+    return CUDA_OK(cudaDeviceSynchronize());
+}
+
+struct gpu *team_first(struct team *t)
+{
+    return t->gpus[0].rank == 0 ? &t->gpus[0] : NULL;
+}
+
+static bool mark(struct gpu *g, bool end)
+{
+    CUDA_TRY(cudaSetDevice(g->device));
+    CUDA_TRY(cudaEventRecord(end ? g->combine_end : g->combine_start, g->stream));
+    g->combined = true;
+    return true;
+}
+
+static bool mark_all(struct team *t, bool end)
+{
+    for (int i = 0; i < t->count; i++)
+        if (!mark(&t->gpus[i], end)) return false;
+    return true;
+}
+
+bool team_allreduce_totals(struct team *t)
+{
+    if (!mark_all(t, false)) return false;
+    NCCL_TRY(ncclGroupStart());
+    for (int i = 0; i < t->count; i++) {
+        struct gpu *g = &t->gpus[i];
+        NCCL_TRY(ncclAllReduce(g->scratch.total, g->scratch.total, 1, ncclFloat, ncclSum, g->comm, g->stream));
+    }
+    NCCL_TRY(ncclGroupEnd());
+    return mark_all(t, true);
+}
+
+bool team_allreduce_arrays(struct team *t, size_t count)
+{
+    if (!mark_all(t, false)) return false;
+    NCCL_TRY(ncclGroupStart());
+    for (int i = 0; count > 0 && i < t->count; i++) {
+        struct gpu *g = &t->gpus[i];
+        NCCL_TRY(ncclAllReduce(g->shard, g->summed, count, ncclFloat, ncclSum, g->comm, g->stream));
+    }
+    NCCL_TRY(ncclGroupEnd());
+    return mark_all(t, true);
+}
+
+/* One process: GPU 0 pulls each shard with cudaMemcpyPeerAsync on its own stream. Under
+ * mpirun no process can see another's memory, so NCCL moves them: rank 0 receives a shard
+ * from every other rank, each of which sends its own. */
+bool team_gather(struct team *t, size_t n)
+{
+    struct gpu *g = &t->gpus[0];
+    if (!mark(g, false)) return false;
+    for (int i = 1; !t->mpi && i < t->count; i++)
+        CUDA_TRY(cudaMemcpyPeerAsync(g->shard + t->gpus[i].first, g->device, t->gpus[i].shard,
+                                     t->gpus[i].device, t->gpus[i].length * sizeof(float), g->stream));
+    if (t->mpi) {
+        NCCL_TRY(ncclGroupStart());
+        for (int rank = 1; g->rank == 0 && rank < t->size; rank++) {
+            size_t first = shard_start(n, rank, t->size), length = shard_start(n, rank + 1, t->size) - first;
+            if (length > 0) NCCL_TRY(ncclRecv(g->shard + first, length, ncclFloat, rank, g->comm, g->stream));
+        }
+        if (g->rank > 0 && g->length > 0) NCCL_TRY(ncclSend(g->shard, g->length, ncclFloat, 0, g->comm, g->stream));
+        NCCL_TRY(ncclGroupEnd());
+    }
+    return mark(g, true);
+}
+
+bool team_clock_start(struct team *t)
+{
+#ifdef WITH_MPI
+    if (t->mpi) MPI_TRY(MPI_Barrier(MPI_COMM_WORLD));
+#endif
+    for (int i = 0; i < t->count; i++) {
+        t->gpus[i].combined = false;
+        CUDA_TRY(cudaSetDevice(t->gpus[i].device));
+        if (!timer_start(&t->gpus[i].timer)) return false;
+    }
+    /* every stream waits for every start: no GPU reads (or is read by a peer) while an L2 flush
+     * still runs anywhere in this process */
+    for (int i = 0; i < t->count; i++) {
+        CUDA_TRY(cudaSetDevice(t->gpus[i].device));
+        for (int j = 0; j < t->count; j++) CUDA_TRY(cudaStreamWaitEvent(t->gpus[i].stream, t->gpus[j].timer.start, 0));
+    }
+    return true;
+}
+
+static bool elapsed(cudaEvent_t from, cudaEvent_t to, double *milliseconds)
+{
+    float ms = 0;
+    CUDA_TRY(cudaEventElapsedTime(&ms, from, to));
+    *milliseconds = ms;
+    return true;
+}
+
+bool team_clock_stop(struct team *t, bool keep)
+{
+    double slowest = 0, combine = INFINITY, ms = 0;
+    for (int i = 0; i < t->count; i++) {
+        CUDA_TRY(cudaSetDevice(t->gpus[i].device));
+        CUDA_TRY(cudaEventRecord(t->gpus[i].timer.stop, t->gpus[i].stream));
+    }
+    for (int i = 0; i < t->count; i++) {
+        struct gpu *g = &t->gpus[i];
+        CUDA_TRY(cudaEventSynchronize(g->timer.stop));
+        if (!elapsed(g->timer.start, g->timer.stop, &ms)) return false;
+        slowest = fmax(slowest, ms);
+        if (g->combined && !elapsed(g->combine_start, g->combine_end, &ms)) return false;
+        if (g->combined) combine = fmin(combine, ms);
+    }
+#ifdef WITH_MPI
+    if (t->mpi) {
+        MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+        MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &combine, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+    }
+#endif
+    if (keep && t->slowest.runs < t->slowest.capacity) {
+        t->slowest.samples[t->slowest.runs++] = slowest;
+        t->combine.samples[t->combine.runs++] = isfinite(combine) ? combine : 0;
+    }
+    return true;
+}
+
+struct timing team_times(struct team *t, struct timing *combine)
+{
+    *combine = timer_summary(&t->combine);
+    return timer_summary(&t->slowest);
+}
+
+void team_print(const struct team *t, int variant, const struct report *r, struct timing combine,
+                struct timing alone)
+{
+    const char *combines[] = {
+        "ncclAllReduce of one float per GPU",
+        t->mpi ? "every shard sent to GPU 0 (ncclSend, ncclRecv)"
+        : t->direct_copies || t->count == 1 ? "every shard copied to GPU 0 (cudaMemcpyPeerAsync)"
+        : "every shard copied to GPU 0 (cudaMemcpyPeerAsync, staged through host memory)",
+        "ncclAllReduce of the shards, element by element"};
+    printf("gpus       %d, %s\n", t->size, t->mpi ? "one per process under mpirun (ncclCommInitRank)"
+                                                   : "all driven by one process (ncclCommInitAll)");
+    printf("combine    %.1f us median: %s; the GPU that waited least\n", combine.median_ms / MS_PER_US,
+           combines[variant]);
+    if (alone.runs == 0) return;
+    printf("one GPU    %.4f ms median, %.1f GB/s: the same n, the same kernel, on GPU 0 alone\n",
+           alone.median_ms, effective_gb_per_s((double)r->n * sizeof(float), alone.median_ms));
+    printf("speed-up   %.2fx over one GPU, with %d GPU(s)\n", alone.median_ms / r->time.median_ms, t->size);
+}
+
+bool team_total(struct team *t, int variant, float *total, bool *held)
+{
+    float first = 0, value = 0;
+    *held = false;
+    for (int i = 0; i < t->count; i++) {
+        struct gpu *g = &t->gpus[i];
+        if (variant == VARIANT_GATHER && g->rank != 0) continue;
+        CUDA_TRY(cudaSetDevice(g->device));
+        CUDA_TRY(cudaStreamSynchronize(g->stream));
+        CUDA_TRY(cudaMemcpy(&value, g->scratch.total, sizeof value, cudaMemcpyDeviceToHost));
+        if (!*held) first = *total = value;
+        else if (memcmp(&value, &first, sizeof value) != 0) {
+            fprintf(stderr, "%s: GPU %d holds %.9g but GPU %d holds %.9g: an all-reduce must leave the "
+                    "same total everywhere\n", t->program, g->rank, value, t->gpus[0].rank, first);
+            *total = NAN;
+        }
+        *held = true;
+    }
+    return true;
+}
