@@ -88,14 +88,14 @@ $(foreach d,$(LADDER_BUILT),$(eval $(call short_name,$(d))))
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(<D) $(if $(findstring step12,$<),$(STEP12_CPPFLAGS)) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) -I$(<D) $(if $(filter step12_multi_gpu/%,$<),$(STEP12_CPPFLAGS)) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -I$(<D) $(if $(findstring step12,$<),-I$(NCCL_DIR)/include) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -I$(<D) $(if $(filter step12_multi_gpu/%,$<),-I$(NCCL_DIR)/include) -c $< -o $@
 
 %/run: $$(call step_objects,$$*) $(COMMON_OBJECTS)
-	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) $(if $(findstring step12,$@),$(STEP12_LIBS))
+	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) $(if $(filter step12_multi_gpu/%,$@),$(STEP12_LIBS))
 
 # The kernels step10 was chosen from, timed side by side (step10_vector_loads/variants/).
 step10-variants: step10_vector_loads/variants/run

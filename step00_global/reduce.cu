@@ -1,11 +1,15 @@
-/* step00_global — Reduction 0: add in place in global memory (全局内存)
+/* step00_global — "Reduction 0: Global Memory": the tree in place in global memory
  *
  * Before: nothing; this is where the ladder starts (document 003, Reduction 0).
  * Here:   each block sums its blockDim.x elements as a tree, in place in the input.
  *         At level `len`, thread t with t % (2*len) == 0 adds the element len to its right.
- * Profile: every partial sum goes to DRAM and back (a load and a store per addition per
- *         level); inside a warp only every 2nd, 4th, ... thread works (warp divergence,
- *         线程束分化), and its accesses are strided (half of every memory transaction wasted).
+ * Profile: every level loads and stores its partial sums in global memory: 511 loads and
+ *         256 stores per 256 elements. After the first level a block touches only its own
+ *         1 KiB, which the caches hold: DRAM sees one read of the input and, once the lines
+ *         the tree changed leave the L2, their write-back. At n = 2^20 Nsight Compute
+ *         measured the same DRAM bytes for this kernel as for step01's. Inside a warp only
+ *         every 2nd, 4th, ... lane works (document 003's "Warp Divergence"), and those
+ *         lanes' addresses are strided, so part of every memory transaction is wasted.
  *         The input is destroyed, so a timing loop must restore it. */
 #include "reduce.h"
 

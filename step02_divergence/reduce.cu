@@ -1,11 +1,13 @@
-/* step02_divergence — Reduction 2: no divergent warps (线程束分化), the "official" strided index
+/* step02_divergence — "Reduction 2: Wrap Divergence" (the document's slip for warp): whole
+ * warps busy or idle, with the document's "official" strided index (官方做法)
  *
  * Before: step01 chose its working threads with t % (2*len) == 0: at every level the
- *         workers are scattered over all warps, so every warp takes the branch for a few lanes.
+ *         workers are scattered over all warps, so every warp issues the add for a few lanes.
  * Here:   thread t works on index = 2*len*t, so the workers are the lowest-numbered threads,
  *         packed into as few warps as possible; whole warps skip the branch together.
- * Profile: branch efficiency up, fewer warps issuing per level. The new cost: at len = 1
- *         threads t and t+16 hit the same bank (bank conflict, 存储体冲突); ncu's
+ * Profile: warp instructions executed (smsp__inst_executed.sum) fall by almost half. The new
+ *         cost: at len = 1 threads t and t+16 hit the same bank (document 003's "bank
+ *         conflict"), and later levels put more lanes on one bank (8 at 256 threads);
  *         l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum shows it. step03 fixes it. */
 #include "reduce.h"
 

@@ -1,4 +1,4 @@
-/* step03_bank — Reduction 3: sequential addressing, no bank conflicts
+/* step03_bank — "Reduction 3: Bank Conflict": sequential addressing, no bank conflicts
  *
  * Before: step02's index = 2*len*t made a warp's 32 threads touch addresses 2*len apart,
  *         so several of them land in the same one of the 32 banks and are served one by one.

@@ -1,8 +1,10 @@
-/* step04_idle: document 003's plan A, and the host check that lets it pass.
+/* step04_idle: document 003's planA, and the host check that lets it pass.
  * Plan A adds a[tidx] and a[tidx + gridDim.x]. Its host code checks each block's sum against
- * a sum that it computes with the same indexing (input[idx] + input[idx + BlockNum]), within
- * 0.0001: the check mirrors the kernel's mistake, so the two always agree. Only a check of
- * the total against the array's real sum (the report above) finds the error. */
+ * a sum that it computes with the same indexing (input[idx] and input[idx + BlockNum], where
+ * BlockNum is gridDim.x), within 0.0001: the check mirrors the kernel's mistake, so both
+ * sides add the same elements, and for the default data (integers 0..99) they agree
+ * exactly. Only a check of the total against the array's real sum (the report printed
+ * before) finds the error. */
 #include <math.h>
 
 #include "reduce.h"

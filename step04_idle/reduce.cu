@@ -1,19 +1,21 @@
-/* step04_idle — Reduction 4: first add during load (no idle threads, idle线程)
+/* step04_idle — "Reduction 4: Idle Thread": the first add during the load
  *
  * Before: in step03 half of the threads only loaded one value and then idled through the
- *         whole tree; a block of 256 threads covered just 256 elements.
+ *         whole tree (document 003's "idle线程"); a block of 256 threads covered 256 elements.
  * Here:   each thread adds two elements while loading them, a block covers 2 * blockDim.x
  *         elements, and half as many blocks do the same work. The pair is in[i] and
- *         in[i + blockDim.x] inside the block's own slice (document 003's "third variant").
- *         Document 003's plan A pairs in[i] with in[i + gridDim.x]: that skips and repeats
- *         elements, and its host check repeats the same mistake; see the README.
- * Profile: same tree, half the blocks: time per element drops, and the DRAM throughput
- *         counter rises toward the memory's limit. */
+ *         in[i + blockDim.x] inside the block's own slice: the last of document 003's three
+ *         ways (还有一种, "there is one more"). Its planA pairs in[i] with in[i + gridDim.x]:
+ *         that reads some elements twice and others never, and its host check repeats the
+ *         same indexing, so it cannot see the mistake; --variant plan-a runs it (README).
+ * Profile: the same tree over half the blocks: about half the warp instructions
+ *         (smsp__inst_executed.sum) for the same input, and a higher DRAM throughput. */
 #include "reduce.h"
 
-/* PLAN_A: document 003's plan A, kept to show its mistake. Thread t of block b adds
+/* PLAN_A: document 003's planA, kept to show its mistake. Thread t of block b adds
  * in[b * blockDim.x + t] and in[b * blockDim.x + t + gridDim.x]: the blocks' first elements
- * overlap the second ones of other blocks, and the top of the array is never read. */
+ * overlap the second ones of other blocks, and the top of the array is never read. For
+ * n = 2 * blockDim.x * gridDim.x: [gridDim.x, n/2) is read twice, [n/2 + gridDim.x, n) never. */
 template <bool PLAN_A>
 __global__ void reduce_first_add(const float *in, size_t n, float *block_sums)
 {

@@ -1,4 +1,5 @@
-/* step05_unroll_warp — Reduction 5: unroll the last warp (展开最后一维), fewer barriers
+/* step05_unroll_warp — Reduction 5 (document 003: 展开最后一维减少同步): the last warp
+ * without block-wide barriers
  *
  * Before: step04 ran __syncthreads() after every level of the tree, also in the last five,
  *         where 16, 8, 4, 2 and 1 threads work and all of them are lanes of warp 0: a barrier
@@ -58,7 +59,7 @@ static __device__ void last_warp_lockstep(Shared *partial, unsigned t)
     partial[t] += partial[t + 1];
 }
 
-/* Document 003's 做法 1: step04's loop with `if (len > 16) __syncthreads()`. Cut at
+/* Document 003's 做法 1: step04's loop with `if (len>16 ) __syncthreads();`. Cut at
  * len = 16, its last five levels are this loop: the same additions, no barrier between. */
 static __device__ void last_warp_wrong_loop(float *partial, unsigned t)
 {

@@ -1,23 +1,24 @@
-/* step07_blocks — Reduction 7: choose the number of blocks (设置合适的block数量), many
+/* step07_blocks — Reduction 7 (document 003: 设置合适的block数量): a fixed grid, many
  * elements per thread
  *
  * Before: step06 launched one block per 2 * blockDim.x elements: 65536 blocks of 256
  *         threads for 2^25 elements. Each thread loaded two values and then spent most of
  *         its life in the tree; the GPU started, ran and retired 65536 trees.
- * Here:   a fixed grid (by default enough blocks to fill every SM once; --blocks B) walks
- *         the input with a grid-stride loop (documents 000, 001, 004): thread g adds
- *         in[g], in[g + stride], ... in a register, stride = gridDim.x * BLOCK_SIZE, and
- *         step06's templated tree runs once per block. Document 003 makes N and
- *         NUMSPERTHREAD compile-time constants: its loop has a fixed trip count and no
- *         bounds check, and it silently drops the last N mod (blocks * threads) elements.
+ * Here:   a fixed grid (by default enough blocks to fill every SM once; --blocks B; never
+ *         fewer than 8 elements per thread) walks the input with a grid-stride loop
+ *         (documents 000, 001, 004): thread g adds in[g], in[g + stride], ... in a
+ *         register, stride = gridDim.x * BLOCK_SIZE, and step06's templated tree runs once
+ *         per block. Document 003 makes N and NUMSPERTHREAD compile-time constants: its
+ *         loop has a fixed trip count and no bounds check, and it silently drops the last
+ *         N mod (blocks * threads) elements.
  *         Here n arrives at run time: every load checks i < n, and the loop takes
  *         LOADS_IN_FLIGHT loads at a time, all issued before the first is added, so that a
  *         thread waits for DRAM once per batch, not once per element.
  *         --clock: thread 0 of each block stamps clock64() at the block's start and end
  *         (document 004's in-kernel timing). --variant thread0: document 004's block sum
  *         by thread 0 alone, a loop over the block's partial sums, against the tree.
- * Profile: DRAM throughput close to the peak; --sweep-blocks shows time against grid size;
- *         the second launch sums only the grid's partials. */
+ * Profile: DRAM throughput well above step06's; a loop over --blocks B --csv shows the time
+ *         against the grid size (README); the second launch sums only the grid's block sums. */
 #include "reduce.h"
 
 enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4 };

@@ -1,4 +1,4 @@
-/* step08_shuffle — Reduction 8: the warp's tree in registers (洗牌/shuffle)
+/* step08_shuffle — Reduction 8: shuffle (document 003's heading): the warp's tree in registers
  *
  * Before: step07's tree went through shared memory: every level a store, a load, and a
  *         __syncthreads() or __syncwarp() so that one thread's write reached another
