@@ -1,5 +1,3 @@
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "toolbox.h"
@@ -15,32 +13,26 @@ bool cuda_succeeded(cudaError_t status, const char *call, const char *file, int 
     return status == cudaSuccess;
 }
 
-double effective_gb_per_s(double bytes, double milliseconds)
-{
-    return milliseconds > 0 ? bytes / (milliseconds * 1e-3) / BYTES_PER_GB : 0;
-}
-
 /* No GPU and no driver both land here. Upgrading a driver does not help on a machine without
  * an NVIDIA GPU, so the message says what works without one instead. */
 static void explain_no_device(const char *program, cudaError_t status)
 {
-    fprintf(stderr, "%s: no CUDA device: %s.\n"
-            "  The kernels run on an NVIDIA GPU with its driver loaded; this machine offers none.\n"
-            "  Without one you can still build every step (make), run the tests that need no GPU\n"
-            "  (make test says how many it skipped) and read the kernels' PTX and SASS (make ptx):\n"
-            "  see \"Without a GPU\" in README.md.\n", program,
+    fprintf(stderr, "%s: no CUDA device: %s.\n  The kernels run on an NVIDIA GPU with its driver loaded, and "
+            "this machine offers none.\n  Without one you can still build every step (make), run the tests that "
+            "need no GPU (make test\n  says how many it skipped) and read the kernels' PTX (make ptx): see \"Without "
+            "a GPU\" in README.md.\n", program,
             status == cudaErrorNoDevice ? "no CUDA-capable GPU was found"
             : status == cudaErrorInsufficientDriver
                 ? "no NVIDIA driver answered (none is loaded, or it is older than this CUDA)"
                 : cudaGetErrorString(status));
 }
 
-bool device_open(struct device_info *device, const char *program)
+bool device_open(struct device_info *d, const char *program)
 {
     int count = 0, memory_khz = 0, bus_bits = 0, l2 = 0;
     struct cudaDeviceProp prop;
     cudaError_t status = cudaGetDeviceCount(&count);
-    memset(device, 0, sizeof *device);
+    memset(d, 0, sizeof *d);
     if (status != cudaSuccess || count == 0) {
         explain_no_device(program, status == cudaSuccess ? cudaErrorNoDevice : status);
         return false;
@@ -48,27 +40,38 @@ bool device_open(struct device_info *device, const char *program)
     if (!CUDA_OK(cudaSetDevice(0)) || !CUDA_OK(cudaGetDeviceProperties(&prop, 0)) ||
         !CUDA_OK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0)) ||
         !CUDA_OK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0)) ||
-        !CUDA_OK(cudaDeviceGetAttribute(&device->sm_clock_khz, cudaDevAttrClockRate, 0)) ||
+        !CUDA_OK(cudaDeviceGetAttribute(&d->sm_clock_khz, cudaDevAttrClockRate, 0)) ||
         !CUDA_OK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0)) ||
-        !CUDA_OK(cudaDeviceGetAttribute(&device->max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, 0)) ||
-        !CUDA_OK(cudaRuntimeGetVersion(&device->runtime_version)))
+        !CUDA_OK(cudaDeviceGetAttribute(&d->max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, 0)) ||
+        !CUDA_OK(cudaRuntimeGetVersion(&d->runtime_version)))
         return false;
-    snprintf(device->name, sizeof device->name, "%s", prop.name);
-    device->sm_count = prop.multiProcessorCount;
-    device->cc_major = prop.major;
-    device->cc_minor = prop.minor;
-    device->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
-    device->l2_bytes = (size_t)l2;
+    snprintf(d->name, sizeof d->name, "%s", prop.name);
+    d->sm_count = prop.multiProcessorCount, d->cc_major = prop.major, d->cc_minor = prop.minor;
+    d->max_threads_per_sm = prop.maxThreadsPerMultiProcessor, d->l2_bytes = (size_t)l2;
     /* data moves on both clock edges (x2) over the whole bus */
-    device->peak_gb_per_s = DOUBLE_DATA_RATE * (double)memory_khz * HZ_PER_KHZ * bus_bits /
-                            BITS_PER_BYTE / BYTES_PER_GB;
+    d->peak_gb_per_s = DOUBLE_DATA_RATE * (double)memory_khz * HZ_PER_KHZ * bus_bits / BITS_PER_BYTE / BYTES_PER_GB;
     return true;
+}
+
+bool device_memory_fits(const struct device_info *device, size_t bytes, const char *what)
+{
+    size_t free_bytes = 0, total_bytes = 0;
+    if (!CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes))) return false;
+    if (bytes > free_bytes)
+        fprintf(stderr, "not enough device memory for %s: it needs %.1f MiB, %.1f MiB of %.1f MiB are free on %s\n",
+                what, bytes / BYTES_PER_MIB, free_bytes / BYTES_PER_MIB, total_bytes / BYTES_PER_MIB, device->name);
+    return bytes <= free_bytes;
 }
 
 unsigned filling_grid(const struct device_info *device, unsigned threads)
 {
     unsigned per_sm = device->max_threads_per_sm / threads, limit = (unsigned)device->max_blocks_per_sm;
     return device->sm_count * (per_sm < limit ? per_sm : limit);
+}
+
+double effective_gb_per_s(double bytes, double milliseconds)
+{
+    return milliseconds > 0 ? bytes / (milliseconds * 1e-3) / BYTES_PER_GB : 0;
 }
 
 bool total_read(const float *device_total, float *total)
@@ -85,15 +88,4 @@ bool sum_on_host(const float *block_sums, size_t count, float *total)
     *total = (float)sum;
     free(copy);
     return ok;
-}
-
-bool device_memory_fits(const struct device_info *device, size_t bytes, const char *what)
-{
-    size_t free_bytes = 0, total_bytes = 0;
-    if (!CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes))) return false;
-    if (bytes > free_bytes)
-        fprintf(stderr, "not enough device memory for %s: it needs %.1f MiB, %.1f MiB of %.1f MiB "
-                "are free on %s\n", what, bytes / BYTES_PER_MIB, free_bytes / BYTES_PER_MIB,
-                total_bytes / BYTES_PER_MIB, device->name);
-    return bytes <= free_bytes;
 }

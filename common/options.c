@@ -1,23 +1,17 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "toolbox.h"
 
-enum option_id { OPT_N, OPT_PATTERN, OPT_SEED, OPT_ITERS, OPT_WARMUP, OPT_BUFFERS, OPT_THREADS,
-                 OPT_BLOCKS, OPT_FINISH, OPT_VARIANT, OPT_CHECK, OPT_NO_CUB, OPT_CSV, OPT_QUIET,
-                 OPT_HELP, SHARED_OPTIONS };
-enum { DEFAULT_ITERS = 20, DEFAULT_WARMUP = 3, DEFAULT_BUFFERS = 4, MAX_RUNS = 100000,
-       MAX_SHIFT = 62, NAME_WIDTH = 12, DEFAULT_SEED = 2026 };
+enum option_id { OPT_N, OPT_PATTERN, OPT_SEED, OPT_ITERS, OPT_WARMUP, OPT_BUFFERS, OPT_THREADS, OPT_BLOCKS,
+                 OPT_FINISH, OPT_VARIANT, OPT_CHECK, OPT_NO_CUB, OPT_CSV, OPT_QUIET, OPT_HELP, SHARED_OPTIONS };
+enum { DEFAULT_ITERS = 20, DEFAULT_WARMUP = 3, DEFAULT_BUFFERS = 4, DEFAULT_SEED = 2026, MAX_RUNS = 100000,
+       MAX_SHIFT = 62, NAME_WIDTH = 12 };
 
-/* The shared options; `lowest`..`highest`: the whole numbers a numeric option takes. */
-static const struct shared_option {
-    struct extra_option text;
-    unsigned long long lowest, highest;
-} SHARED[SHARED_OPTIONS] = {
+/* The shared options; a numeric one takes the whole numbers lowest..highest. */
+static const struct shared_option { struct extra_option text; unsigned long long lowest, highest; } SHARED[] = {
     {{"n", "N", "elements: 1000003, 2^25, 32M, 4K (K, M, G: powers of 1024); A..B runs\n"
                 "                 A, 2A, 4A, ... up to B   [2^25]"}, 0, 0},
     {{"pattern", "P", "uniform (integers 0..99), ones, onehot:K, onehot:last, and the\n"
@@ -28,7 +22,7 @@ static const struct shared_option {
     {{"buffers", "K", "copies of the input, read in turn   [4, fewer if they do not fit]"}, 1, MAX_BUFFERS},
     {{"threads", "T", "threads per block, a power of two in"}, 0, 0},
     {{"blocks", "B", "blocks in the grid   [chosen from n and the GPU]"}, 1, INT_MAX},
-    {{"finish", "F", "gpu: launch again on the block sums; cpu: add them on the host   [gpu]"}, 0, 0},
+    {{"finish", "F", "gpu: the GPU adds the block sums; cpu: the host adds them   [gpu]"}, 0, 0},
     {{"variant", "V", "one of"}, 0, 0},
     {{"check", NULL, "run the correctness matrix instead (docs/verification.md)"}, 0, 0},
     {{"no-cub", NULL, "do not time cub::DeviceReduce::Sum beside the step"}, 0, 0},
@@ -51,12 +45,12 @@ bool parse_size(const char *text, size_t *value)
     char *end = NULL;
     unsigned long long base = strtoull(text, &end, 10), exponent;
     const char *suffix = *end ? strchr(SUFFIXES, *end) : NULL;
+    unsigned shift = suffix ? 10u * (unsigned)(suffix - SUFFIXES + 1) : 0;
     if (*text < '0' || *text > '9' || base == ULLONG_MAX) return false;
     if (*end == '^') {
         if (base != 2 || !parse_count(end + 1, &exponent) || exponent > MAX_SHIFT) return false;
         base = 1ull << exponent;
     } else if (*end != '\0') {
-        unsigned shift = suffix ? 10u * (unsigned)(suffix - SUFFIXES + 1) : 0;
         if (suffix == NULL || end[1] != '\0' || base > ULLONG_MAX >> shift) return false;
         base <<= shift;
     }
@@ -70,8 +64,8 @@ static int usage_error(const struct step_info *step, const char *format, ...)
     va_start(args, format);
     fprintf(stderr, "%s: ", step->name);
     vfprintf(stderr, format, args);
-    fprintf(stderr, "\n(%s/run --help lists the options)\n", step->name);
     va_end(args);
+    fprintf(stderr, "\n(%s/run --help lists the options)\n", step->name);
     return EXIT_USAGE;
 }
 
@@ -81,22 +75,27 @@ static bool offered(const struct step_info *s, int id)
            (id != OPT_VARIANT || s->variants != NULL);
 }
 
+static void print_option(const char *dashes, const struct extra_option *o)
+{
+    printf("  %s%s %-*s%s", dashes, o->name, NAME_WIDTH + 2 - (int)(strlen(dashes) + strlen(o->name)),
+           o->value_name ? o->value_name : "", o->about);
+}
+
 static void usage(const struct step_info *s)
 {
     printf("usage: %s/run [options]\n  %s\n\n", s->name, s->title);
     for (int id = 0; id < SHARED_OPTIONS; id++) {
-        const struct extra_option *o = &SHARED[id].text;
         if (!offered(s, id)) continue;
-        printf("  %s%s %-*s%s", id == OPT_N ? "-" : "--", o->name, NAME_WIDTH - (int)strlen(o->name) + (id == OPT_N),
-               o->value_name ? o->value_name : "", o->about);
+        print_option(id == OPT_N ? "-" : "--", &SHARED[id].text);
         if (id == OPT_THREADS) printf(" %u..%u   [%u]", s->min_threads, s->max_threads, s->default_threads);
         for (int v = 0; id == OPT_VARIANT && s->variants[v].name != NULL; v++)
             printf("\n      %-15s%s%s", s->variants[v].name, s->variants[v].about, v ? "" : "   [default]");
         putchar('\n');
     }
-    for (int id = 0; s->extras != NULL && s->extras[id].name != NULL; id++)
-        printf("  --%s %-*s%s\n", s->extras[id].name, NAME_WIDTH - (int)strlen(s->extras[id].name),
-               s->extras[id].value_name ? s->extras[id].value_name : "", s->extras[id].about);
+    for (int e = 0; s->extras != NULL && s->extras[e].name != NULL; e++) {
+        print_option("--", &s->extras[e]);
+        putchar('\n');
+    }
     printf("exit codes: 0 correct, 1 wrong result, 2 usage error, 3 no GPU or a CUDA error\n");
 }
 
@@ -111,34 +110,31 @@ static bool parse_sizes(const char *value, struct options *o)
     return !dots || (parse_size(dots + 2, &o->n_last) && o->n > 0 && o->n_last >= o->n && o->n_last <= MAX_N);
 }
 
-static bool known_variant(const struct step_info *s, const char *name, int *variant)
-{
-    for (*variant = 0; s->variants[*variant].name != NULL; ++*variant)
-        if (strcmp(s->variants[*variant].name, name) == 0) return true;
-    return false;
-}
-
 static int parse_value(const struct step_info *s, int id, const char *value, struct options *o)
 {
     unsigned long long v = 0;
-    bool number = parse_count(value, &v) && v >= SHARED[id].lowest && v <= SHARED[id].highest;
-    if (SHARED[id].highest > 0 && !number)
+    bool number = parse_count(value, &v), in_range = number && v >= SHARED[id].lowest && v <= SHARED[id].highest;
+    if (SHARED[id].highest > 0 && !in_range)
         return usage_error(s, "--%s takes a whole number in %llu..%llu, not '%s'", SHARED[id].text.name,
                            SHARED[id].lowest, SHARED[id].highest, value);
     switch (id) {
-    case OPT_N: if (!parse_sizes(value, o)) return usage_error(s, "-n takes a count up to 2^32 "
-                    "(1000003, 2^25, 32M) or a range A..B with 0 < A <= B, not '%s'", value); break;
-    case OPT_PATTERN: if (!pattern_parse(value, &o->pattern)) return usage_error(s, "--pattern: "
-                          "unknown pattern '%s' (see --help)", value); break;
+    case OPT_N:
+        if (!parse_sizes(value, o))
+            return usage_error(s, "-n takes a count up to 2^32 (1000003, 2^25, 32M) or a range A..B with 0 < A <= B, "
+                               "not '%s'", value);
+        break;
+    case OPT_PATTERN:
+        if (!pattern_parse(value, &o->pattern)) return usage_error(s, "--pattern: no pattern '%s' (see --help)", value);
+        break;
     case OPT_SEED: o->seed = v; break;
     case OPT_ITERS: o->iters = (int)v; break;
     case OPT_WARMUP: o->warmup = (int)v; break;
     case OPT_BUFFERS: o->buffers = (int)v; break;
     case OPT_BLOCKS: o->blocks = (unsigned)v; break;
     case OPT_THREADS:
-        if (!parse_count(value, &v) || v < s->min_threads || v > s->max_threads || (v & (v - 1)))
-            return usage_error(s, "--threads takes a power of two in %u..%u, not '%s'", s->min_threads,
-                               s->max_threads, value);
+        if (!number || v < s->min_threads || v > s->max_threads || (v & (v - 1)))
+            return usage_error(s, "--threads takes a power of two in %u..%u, not '%s'", s->min_threads, s->max_threads,
+                               value);
         o->threads = (unsigned)v;
         break;
     case OPT_FINISH:
@@ -146,18 +142,20 @@ static int parse_value(const struct step_info *s, int id, const char *value, str
         o->finish = strcmp(value, "cpu") == 0 ? FINISH_CPU : FINISH_GPU;
         break;
     case OPT_VARIANT:
-        if (!known_variant(s, value, &o->variant)) return usage_error(s, "--variant: %s has no variant '%s' (see --help)", s->name, value);
-        break;
+        for (o->variant = 0; s->variants[o->variant].name != NULL; o->variant++)
+            if (strcmp(s->variants[o->variant].name, value) == 0) return OPTIONS_RUN;
+        return usage_error(s, "--variant: %s has no variant '%s' (see --help)", s->name, value);
     }
     return OPTIONS_RUN;
 }
 
-/* Shared options come first, then the step's own: SHARED_OPTIONS + their index. -1: unknown. */
+/* The shared options first, then the step's own: SHARED_OPTIONS + their index. -1: unknown. */
 static int find_option(const struct step_info *s, const char *arg)
 {
     size_t length = strcspn(arg, "=");
     for (int id = 0; id < SHARED_OPTIONS; id++)
-        if (strlen(SHARED[id].text.name) == length && !strncmp(SHARED[id].text.name, arg, length) && offered(s, id)) return id;
+        if (strlen(SHARED[id].text.name) == length && !strncmp(SHARED[id].text.name, arg, length) && offered(s, id))
+            return id;
     for (int e = 0; s->extras != NULL && s->extras[e].name != NULL; e++)
         if (strlen(s->extras[e].name) == length && !strncmp(s->extras[e].name, arg, length)) return SHARED_OPTIONS + e;
     return -1;
@@ -165,9 +163,9 @@ static int find_option(const struct step_info *s, const char *arg)
 
 int options_parse(int argc, char **argv, const struct step_info *s, struct options *o)
 {
-    *o = (struct options){.n = DEFAULT_N, .n_last = DEFAULT_N, .seed = DEFAULT_SEED,
-                          .iters = DEFAULT_ITERS, .warmup = DEFAULT_WARMUP,
-                          .buffers = DEFAULT_BUFFERS, .threads = s->default_threads, .cub = true};
+    size_t hot;
+    *o = (struct options){.n = DEFAULT_N, .n_last = DEFAULT_N, .seed = DEFAULT_SEED, .iters = DEFAULT_ITERS,
+                          .warmup = DEFAULT_WARMUP, .buffers = DEFAULT_BUFFERS, .threads = s->default_threads, .cub = true};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value = strchr(arg, '=');
         bool dashes = strncmp(arg, "--", 2) == 0;
@@ -177,13 +175,15 @@ int options_parse(int argc, char **argv, const struct step_info *s, struct optio
         if (value != NULL) value++;
         else if (spec->value_name != NULL && (value = argv[++i]) == NULL)
             return usage_error(s, "option '%s' needs a value", arg);
+        if (id == OPT_HELP) {
+            usage(s);
+            return EXIT_CORRECT;
+        }
         if (id >= SHARED_OPTIONS) o->extra[id - SHARED_OPTIONS] = value != NULL ? value : "";
-        else if (id == OPT_HELP) { usage(s); return EXIT_CORRECT; }
-        else if (id == OPT_CHECK || id == OPT_CSV || id == OPT_QUIET || id == OPT_NO_CUB)
+        else if (spec->value_name == NULL)
             *(id == OPT_CHECK ? &o->check : id == OPT_CSV ? &o->csv : id == OPT_QUIET ? &o->quiet : &o->cub) = id != OPT_NO_CUB;
         else if (parse_value(s, id, value, o) != OPTIONS_RUN) return EXIT_USAGE;
     }
-    size_t hot;
     if (o->pattern.kind == PATTERN_ONEHOT && !pattern_onehot_position(&o->pattern, o->n, &hot))
         return usage_error(s, "--pattern onehot needs an element to make hot, and n = %zu has none there", o->n);
     return OPTIONS_RUN;

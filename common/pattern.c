@@ -1,14 +1,12 @@
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "toolbox.h"
 
 static const char *const NAMES[] = {"uniform", "ones", "onehot", "real", "normal", "wide", "cancel"};
-enum { UNIFORM_VALUES = 100, RANDOM_BITS = 24, WIDE_LOWEST = -30, WIDE_EXPONENTS = 62,
-       CANCEL_LOWEST = 10, CANCEL_EXPONENTS = 10, SIGN_BIT = 1 << 7 };
+enum { UNIFORM_VALUES = 100, RANDOM_BITS = 24, WIDE_LOWEST = -30, WIDE_EXPONENTS = 62, CANCEL_LOWEST = 10,
+       CANCEL_EXPONENTS = 10, SIGN_BIT = 1 << 7 };
 static const uint64_t SECOND_STREAM = 0x5bd1e995u;
 static const double TWO_PI = 6.283185307179586;
 

@@ -1,12 +1,43 @@
 #include <climits>
-#include <cstdlib>
 #include <cstring>
 #include <cub/device/device_reduce.cuh>
 
 #include "toolbox.h"
 
+/* Room left for CUB's temporary storage and the runtime after the second and later copies. */
+static const size_t KEEP_FREE = (size_t)256 << 20;
 /* Four times the L2: whatever its replacement policy, none of the input survives. */
 enum { L2_CAPACITIES = 4, FLUSH_BLOCKS = 1024, FLUSH_THREADS = 256 };
+
+bool input_create(struct input *input, const struct options *options, size_t n, const struct device_info *device)
+{
+    size_t bytes = n * sizeof(float), free_bytes = 0, total_bytes = 0;
+    memset(input, 0, sizeof *input);
+    input->n = n;
+    if ((input->host = (float *)malloc(bytes > 0 ? bytes : 1)) == NULL) {
+        fprintf(stderr, "not enough host memory for %zu floats\n", n);
+        return false;
+    }
+    pattern_fill(input->host, n, &options->pattern, options->seed);
+    input->reference = reference_compute(input->host, n);
+    if (!device_memory_fits(device, bytes, "the input")) return false;
+    for (int c = 0; c < options->buffers; c++) {
+        CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+        if (c > 0 && free_bytes < bytes + KEEP_FREE) break;
+        /* cudaMalloc(0) gives NULL: one float keeps every copy a real buffer */
+        CUDA_TRY(cudaMalloc((void **)&input->copies[c], bytes > 0 ? bytes : sizeof(float)));
+        input->count = c + 1;
+        CUDA_TRY(cudaMemcpy(input->copies[c], c > 0 ? input->copies[0] : input->host, bytes, cudaMemcpyDefault));
+    }
+    return true;
+}
+
+void input_free(struct input *input)
+{
+    for (int c = 0; c < input->count; c++) CUDA_OK(cudaFree(input->copies[c]));
+    free(input->host);
+    memset(input, 0, sizeof *input);
+}
 
 /* Reading, rather than writing with cudaMemset, leaves the L2 full of clean lines: the timed
  * run evicts them for free, where dirty lines would be written back inside it. The scratch
@@ -14,8 +45,7 @@ enum { L2_CAPACITIES = 4, FLUSH_BLOCKS = 1024, FLUSH_THREADS = 256 };
 __global__ void read_to_evict(const float4 *scratch, size_t vectors, float *sink)
 {
     float sum = 0.0f;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < vectors;
-         i += (size_t)gridDim.x * blockDim.x)
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < vectors; i += (size_t)gridDim.x * blockDim.x)
         sum += scratch[i].x + scratch[i].y + scratch[i].z + scratch[i].w;
     if (sum != 0.0f) *sink = sum;
 }
@@ -28,8 +58,7 @@ bool timer_make(struct timer *timer, const struct device_info *device, int capac
     if ((timer->samples = (double *)malloc((capacity + 1) * sizeof(double))) == NULL) return false;
     CUDA_TRY(cudaEventCreate(&timer->start));
     CUDA_TRY(cudaEventCreate(&timer->stop));
-    /* one float past the scratch is the sink */
-    CUDA_TRY(cudaMalloc(&timer->scratch, timer->scratch_bytes + sizeof(float4)));
+    CUDA_TRY(cudaMalloc(&timer->scratch, timer->scratch_bytes + sizeof(float4)));   /* and the sink */
     CUDA_TRY(cudaMemset(timer->scratch, 0, timer->scratch_bytes));
     return true;
 }
@@ -37,8 +66,8 @@ bool timer_make(struct timer *timer, const struct device_info *device, int capac
 bool timer_start(struct timer *timer)
 {
     size_t vectors = timer->scratch_bytes / sizeof(float4);
-    read_to_evict<<<FLUSH_BLOCKS, FLUSH_THREADS>>>((const float4 *)timer->scratch, vectors,
-                                                   (float *)((float4 *)timer->scratch + vectors));
+    float4 *scratch = (float4 *)timer->scratch;
+    read_to_evict<<<FLUSH_BLOCKS, FLUSH_THREADS>>>(scratch, vectors, (float *)(scratch + vectors));
     CUDA_TRY(cudaGetLastError());
     CUDA_TRY(cudaEventRecord(timer->start, 0));
     return true;
@@ -63,16 +92,12 @@ static int by_value(const void *a, const void *b)
 
 struct timing timer_summary(struct timer *timer)
 {
-    struct timing t = {0, 0, 0, timer->runs};
     double *s = timer->samples;
     int count = timer->runs, middle = count / 2;
     timer->runs = 0;
-    if (count == 0) return t;
+    if (count == 0) return (struct timing){0, 0, 0, 0};
     qsort(s, (size_t)count, sizeof *s, by_value);
-    t.min_ms = s[0];
-    t.max_ms = s[count - 1];
-    t.median_ms = count % 2 ? s[middle] : (s[middle - 1] + s[middle]) / 2;
-    return t;
+    return (struct timing){count % 2 ? s[middle] : (s[middle - 1] + s[middle]) / 2, s[0], s[count - 1], count};
 }
 
 void timer_free(struct timer *timer)
@@ -92,28 +117,20 @@ static cudaError_t cub_sum(void *temp, size_t &temp_bytes, const float *in, size
     return cub::DeviceReduce::Sum(temp, temp_bytes, in, total, (long long)n);
 }
 
-static bool cub_runs(const struct input *input, const struct options *options, struct timer *timer,
-                     void *temp, size_t temp_bytes, float *device_total)
+bool cub_time(const struct input *input, const struct options *o, struct timer *timer, struct timing *timing,
+              float *total)
 {
-    for (int run = 0; run < options->warmup + options->iters; run++) {
-        if (!timer_start(timer)) return false;
-        CUDA_TRY(cub_sum(temp, temp_bytes, input->copies[run % input->count], input->n, device_total));
-        if (!timer_stop(timer, run >= options->warmup)) return false;
-    }
-    return true;
-}
-
-bool cub_time(const struct input *input, const struct options *options, struct timer *timer,
-              struct timing *timing, float *total)
-{
-    size_t temp_bytes = 0, total_at = 0;
-    char *temp = NULL;          /* CUB's temporary storage, then the total, 16-byte aligned */
+    size_t temp_bytes = 0, total_at;
+    char *temp = NULL;           /* CUB's temporary storage, then the total, 16-byte aligned */
     bool ok = CUDA_OK(cub_sum(NULL, temp_bytes, NULL, input->n, NULL));
     total_at = (temp_bytes + sizeof(float4) - 1) / sizeof(float4) * sizeof(float4);
-    ok = ok && CUDA_OK(cudaMalloc((void **)&temp, total_at + sizeof(float4))) &&
-         cub_runs(input, options, timer, temp, temp_bytes, (float *)(temp + total_at)) &&
-         (total == NULL || CUDA_OK(cudaMemcpy(total, temp + total_at, sizeof(float), cudaMemcpyDeviceToHost)));
+    ok = ok && CUDA_OK(cudaMalloc((void **)&temp, total_at + sizeof(float4)));
+    for (int run = 0; ok && run < o->warmup + o->iters; run++)
+        ok = timer_start(timer) &&
+             CUDA_OK(cub_sum(temp, temp_bytes, input->copies[run % input->count], input->n, (float *)(temp + total_at))) &&
+             timer_stop(timer, run >= o->warmup);
     *timing = timer_summary(timer);
+    if (ok && total != NULL) ok = CUDA_OK(cudaMemcpy(total, temp + total_at, sizeof(float), cudaMemcpyDeviceToHost));
     if (temp != NULL) ok = CUDA_OK(cudaFree(temp)) && ok;
     return ok;
 }

@@ -1,5 +1,5 @@
-/* The toolbox every step program uses: plain functions on plain values, one section per
- * file of common/. A step's host.c reads top to bottom; this page says what each call does. */
+/* The toolbox every step program uses: plain functions on plain values, one section per file
+ * of common/. A step's host.c reads top to bottom; this page says what each call does. */
 #ifndef REDUCE_TOOLBOX_H
 #define REDUCE_TOOLBOX_H
 
@@ -9,14 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
-
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---- cuda_check.c: every CUDA call is checked ------------------------------------------ */
-/* A failure prints where it happened and what the runtime said; the caller gets false and
- * unwinds (exit code 3). In C, _Generic refuses anything but a cudaError_t. */
+/* ---- device.c: every CUDA call is checked; the GPU and its bandwidth ceiling ------------ */
+/* A failed call prints where and why; the caller gets false, unwinds, exits 3. _Generic: C
+ * refuses anything but a cudaError_t. */
 bool cuda_succeeded(cudaError_t status, const char *call, const char *file, int line);
 #ifdef __cplusplus
 #define CUDA_OK(call) cuda_succeeded((call), #call, __FILE__, __LINE__)
@@ -25,16 +24,30 @@ bool cuda_succeeded(cudaError_t status, const char *call, const char *file, int 
 #endif
 #define CUDA_TRY(call) do { if (!CUDA_OK(call)) return false; } while (0)
 
-/* ---- options.c: the command line ------------------------------------------------------- */
+struct device_info {
+    char name[256];
+    int sm_count, cc_major, cc_minor, sm_clock_khz, max_threads_per_sm, max_blocks_per_sm;
+    size_t l2_bytes;
+    double peak_gb_per_s;                    /* 2 x memory clock x bus width */
+    int runtime_version;                     /* 13000: CUDA 13.0 */
+};
+/* Without a usable GPU: says what is missing and what works without one; false (exit 3). */
+bool device_open(struct device_info *device, const char *program);
+bool device_memory_fits(const struct device_info *device, size_t bytes, const char *what);
+unsigned filling_grid(const struct device_info *device, unsigned threads);  /* every SM full */
+double effective_gb_per_s(double bytes, double milliseconds);
+bool total_read(const float *device_total, float *total);   /* NULL: the host has it already */
+/* The host finish of documents 001 and 004: the block sums added on the host, in double. */
+bool sum_on_host(const float *block_sums, size_t count, float *total);
+
+/* ---- options.c: the command line -------------------------------------------------------- */
 enum exit_code { EXIT_CORRECT = 0, EXIT_WRONG = 1, EXIT_USAGE = 2, EXIT_ENVIRONMENT = 3 };
 enum { OPTIONS_RUN = -1, MAX_EXTRA_OPTIONS = 4, MAX_BUFFERS = 8 };
 enum finish { FINISH_GPU, FINISH_CPU };
 #define DEFAULT_N ((size_t)32 * 1024 * 1024)   /* the documents' N = 32*1024*1024 */
 #define MAX_N ((size_t)1 << 32)
-
 struct variant { const char *name, *about; };
 struct extra_option { const char *name, *value_name, *about; };   /* value_name NULL: a flag */
-
 /* What a step's command line offers besides the shared options: plain data. */
 struct step_info {
     const char *name, *title;                            /* "step04", a line for --help */
@@ -43,11 +56,9 @@ struct step_info {
     const struct variant *variants;          /* NULL, or ends with {NULL}; [0]: the default */
     const struct extra_option *extras;       /* the step's own options: NULL, or ends with {NULL} */
 };
-
 enum pattern_kind { PATTERN_UNIFORM, PATTERN_ONES, PATTERN_ONEHOT, PATTERN_REAL, PATTERN_NORMAL,
                     PATTERN_WIDE, PATTERN_CANCEL };
 struct pattern { enum pattern_kind kind; bool onehot_last; size_t onehot_index; };
-
 struct options {
     size_t n, n_last;                        /* -n A..B: A, 2A, 4A, ... up to B */
     struct pattern pattern;
@@ -58,26 +69,24 @@ struct options {
     bool check, cub, csv, quiet;
     const char *extra[MAX_EXTRA_OPTIONS];    /* per extras entry: NULL absent, "" a flag given */
 };
-
 /* OPTIONS_RUN, or the exit code after --help (0) or a usage error that names the value (2). */
 int options_parse(int argc, char **argv, const struct step_info *step, struct options *options);
 bool parse_size(const char *text, size_t *value);       /* 1000003, 2^25, 32M, 4K, 1G */
 
-/* ---- pattern.c: the input data --------------------------------------------------------- */
-/* Integer patterns make small sums exact, so a lost or doubled element shows; the real-valued
- * ones show rounding (docs/accuracy.md). Element i depends only on the seed and i. */
+/* ---- pattern.c: the input data ---------------------------------------------------------- */
+/* Integer patterns make small sums exact (a lost element shows); real-valued ones show rounding
+ * (docs/accuracy.md). Element i depends only on the seed and i. */
 bool pattern_parse(const char *text, struct pattern *pattern);
 const char *pattern_name(const struct pattern *pattern, char *buffer, size_t size);
 bool pattern_onehot_position(const struct pattern *pattern, size_t n, size_t *position);
 void pattern_fill(float *data, size_t n, const struct pattern *pattern, uint64_t seed);
 uint64_t random_at(uint64_t seed, uint64_t i);          /* splitmix64: same on every machine */
 
-/* ---- verify.c: the reference and the error bound (docs/verification.md) ---------------- */
+/* ---- verify.c: the reference and the error bound (docs/verification.md) ----------------- */
 struct reference {
-    double sum;                              /* compensated double sum: exact for integer data */
-    double abs_sum;                          /* sum of |x|: what float rounding scales with */
+    double sum, abs_sum;                     /* compensated double sums of x and of |x| */
     size_t n;
-    bool integer_valued;
+    bool integer_valued;                     /* then sum is exact */
 };
 #define FLOAT_EXACT_INTEGER_LIMIT 16777216.0 /* 2^24: integer sums below it are exact floats */
 struct reference reference_compute(const float *data, size_t n);
@@ -90,61 +99,26 @@ double error_bound(const struct reference *reference, unsigned depth);
 bool result_within(float result, const struct reference *reference, double bound);
 unsigned tree_levels(size_t count);          /* ceil(log2(count)) */
 
-/* ---- device.c: the GPU, and its bandwidth ceiling -------------------------------------- */
-struct device_info {
-    char name[256];
-    int sm_count, cc_major, cc_minor, sm_clock_khz, max_threads_per_sm, max_blocks_per_sm;
-    size_t l2_bytes;
-    double peak_gb_per_s;                    /* 2 x memory clock x bus width */
-    int runtime_version;                     /* 13000: CUDA 13.0 */
-};
-/* Without a usable GPU: says what is missing and what works without one; false (exit 3). */
-bool device_open(struct device_info *device, const char *program);
-bool device_memory_fits(const struct device_info *device, size_t bytes, const char *what);
-/* Blocks of `threads` threads that the GPU holds at once, by its limits: every SM filled. */
-unsigned filling_grid(const struct device_info *device, unsigned threads);
-double effective_gb_per_s(double bytes, double milliseconds);
-/* After the runs: the total where the GPU left it, or the host's when device_total is NULL. */
-bool total_read(const float *device_total, float *total);
-/* The host finish of documents 001 and 004: copies the block sums back and adds them on the
- * host (in double, rounded once to float). */
-bool sum_on_host(const float *block_sums, size_t count, float *total);
-
-/* ---- input.c: the data on the host, its reference, copies on the device ---------------- */
-/* Each timed run reads the next copy, one the L2 does not hold (docs/measuring.md). */
-struct input {
-    size_t n;
-    float *host;
-    struct reference reference;
-    float *copies[MAX_BUFFERS];
-    int count;
-};
-/* The pattern's data and its reference; options->buffers copies on the device, or fewer
- * where they would leave too little memory for CUB. Allocate the step's own buffers first. */
+/* ---- timing.cu: the input's copies; CUDA events from a cold L2; CUB timed the same way ---- */
+/* Each timed run reads the next copy of the input, one the L2 does not hold. */
+struct input { size_t n; float *host; struct reference reference; float *copies[MAX_BUFFERS]; int count; };
+/* The pattern's data and its reference; options->buffers copies on the device, or fewer where
+ * they would leave too little memory for CUB. Allocate the step's own buffers first. */
 bool input_create(struct input *input, const struct options *options, size_t n,
                   const struct device_info *device);
 void input_free(struct input *input);
-
-/* ---- timing.cu: CUDA events, from a cold L2; and CUB, timed the same way --------------- */
 struct timing { double median_ms, min_ms, max_ms; int runs; };   /* runs 0: not measured */
-struct timer {
-    cudaEvent_t start, stop;
-    void *scratch;                           /* read to evict the L2 */
-    size_t scratch_bytes;
-    double *samples;
-    int runs, capacity;
-};
+struct timer { cudaEvent_t start, stop; void *scratch; size_t scratch_bytes; double *samples; int runs, capacity; };
 bool timer_make(struct timer *timer, const struct device_info *device, int capacity);
 bool timer_start(struct timer *timer);       /* evicts the L2 (untimed), records the start */
 bool timer_stop(struct timer *timer, bool keep);   /* waits; keeps the sample unless warm-up */
 struct timing timer_summary(struct timer *timer);  /* of the samples kept since the last one */
 void timer_free(struct timer *timer);
-/* cub::DeviceReduce::Sum over the same copies, the same way; its last total in *total (or
- * nowhere: NULL). */
+/* cub::DeviceReduce::Sum over the same copies, the same way; its total in *total (or NULL). */
 bool cub_time(const struct input *input, const struct options *options, struct timer *timer,
               struct timing *timing, float *total);
 
-/* ---- report.c: what a run prints ------------------------------------------------------- */
+/* ---- report.c: what a run prints -------------------------------------------------------- */
 struct report {
     const struct step_info *step;
     const struct device_info *device;
@@ -164,13 +138,12 @@ void report_judge(struct report *report, const struct reference *reference, unsi
 void report_csv_header(void);
 void report_print(const struct report *report, const struct options *options);
 
-/* ---- check.c: --check, the correctness matrix (docs/verification.md) ------------------- */
-/* The program asks for the cases one by one, runs each with its own code and hands back
- * the total. A failing case prints a line; the summary comes last. */
+/* ---- check.c: --check, the correctness matrix (docs/verification.md) -------------------- */
+/* The program takes the cases one by one, runs each with its own code and hands the total
+ * back. A failing case prints a line; the summary comes last. */
 #define CHECK_LARGEST_N (((size_t)1 << 25) + 1)
 struct check_case {
-    const float *input;                      /* on the device, maybe 1..3 floats past alignment */
-    const float *host;                       /* the same data on the host */
+    const float *input, *host;               /* on the device (0..3 floats past alignment), host */
     size_t n;
     unsigned threads, blocks;                /* blocks 0: the step's own choice */
     enum finish finish;
@@ -182,10 +155,9 @@ struct check *check_start(const struct step_info *step, const struct options *op
                           const struct device_info *device);   /* NULL after saying why */
 bool check_next(struct check *check, struct check_case *next);
 void check_record(struct check *check, const struct check_case *done, float total, unsigned depth);
-/* For results that are not one float (step11's types and operators): the step's own verdict
- * on the case, with `what` describing it when it failed. */
+/* A case the step judged itself (results that are not one float: step11's types). */
 void check_verdict(struct check *check, const struct check_case *done, bool passed, const char *what);
-int check_finish(struct check *check, bool ran);   /* summary; exit code; frees */
+int check_finish(struct check *check, bool ran);   /* the summary; the exit code; frees */
 
 #ifdef __cplusplus
 }

@@ -1,31 +1,17 @@
 #include <float.h>
 #include <math.h>
-#include <stdlib.h>
 
 #include "toolbox.h"
 
 static const double FLOAT_UNIT_ROUNDOFF = FLT_EPSILON / 2, DOUBLE_UNIT_ROUNDOFF = DBL_EPSILON / 2;
 enum { CHUNK = 1 << 16 };             /* fixed chunks: the same sum on any number of threads */
 
-/* Neumaier's compensated sum: `error` keeps what each addition to `sum` rounded away. */
+/* Neumaier's compensated sum: *error keeps what each addition to *sum rounded away. */
 static void add(double *sum, double *error, double x)
 {
     double next = *sum + x;
     *error += fabs(*sum) >= fabs(x) ? (*sum - next) + x : (x - next) + *sum;
     *sum = next;
-}
-
-static struct reference chunk_reference(const float *data, size_t n)
-{
-    struct reference part = {0, 0, n, true};
-    double error = 0;
-    for (size_t i = 0; i < n; i++) {
-        add(&part.sum, &error, data[i]);
-        part.abs_sum += fabs((double)data[i]);
-        part.integer_valued = part.integer_valued && data[i] == floorf(data[i]);
-    }
-    part.sum += error;
-    return part;
 }
 
 struct reference reference_compute(const float *data, size_t n)
@@ -35,8 +21,17 @@ struct reference reference_compute(const float *data, size_t n)
     double error = 0;
     if (parts == NULL) abort();
 #pragma omp parallel for schedule(static)
-    for (size_t c = 0; c < chunks; c++)
-        parts[c] = chunk_reference(data + c * CHUNK, n - c * CHUNK < CHUNK ? n - c * CHUNK : CHUNK);
+    for (size_t c = 0; c < chunks; c++) {
+        struct reference part = {0, 0, 0, true};
+        double part_error = 0;
+        for (size_t i = c * CHUNK; i < n && i < (c + 1) * CHUNK; i++) {
+            add(&part.sum, &part_error, data[i]);
+            part.abs_sum += fabs((double)data[i]);
+            part.integer_valued = part.integer_valued && data[i] == floorf(data[i]);
+        }
+        part.sum += part_error;
+        parts[c] = part;
+    }
     for (size_t c = 0; c < chunks; c++) {
         add(&total.sum, &error, parts[c].sum);
         total.abs_sum += parts[c].abs_sum;
@@ -58,6 +53,7 @@ double rounding_gamma(double roundings, double unit_roundoff)
     return nu < 1 ? nu / (1 - nu) : INFINITY;
 }
 
+/* The reference's own error is bounded like a double sum of n terms. */
 double error_bound(const struct reference *reference, unsigned depth)
 {
     if (reference_is_exact(reference)) return 0;

@@ -1,0 +1,39 @@
+/* lab01 starter — step02_divergence's kernel with its lesson cut out (labs/lab01/README.md)
+ *
+ * Before: step00 ran the tree in global memory, and step01's tree in shared memory chose its
+ *         working threads with t % (2*len) == 0: at every level each warp had a few working
+ *         lanes and issued the add for all 32.
+ * Here:   you write the kernel's two holes, TODO(lab1) A and B: the block's elements go into
+ *         shared memory, and at each level of the tree the working threads are the
+ *         lowest-numbered ones, packed into as few warps as possible. As shipped the holes
+ *         leave zeros, so ./labs/lab01/run --check fails; step02_divergence/reduce.cu is one
+ *         answer. The host program, step02_divergence/host.c, is unchanged.
+ * Profile: warp instructions executed (smsp__inst_executed.sum) fall against step01; shared
+ *         load bank conflicts (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum)
+ *         rise, and lab02 removes them. */
+#include "reduce.h"
+
+__global__ void reduce_strided_index(const float *in, size_t n, float *block_sums)
+{
+    extern __shared__ float partial[];
+    unsigned t = threadIdx.x;
+    /* TODO(lab1) A: thread t of block b copies element b * blockDim.x + t of `in` (a size_t
+     * index: n goes up to 2^32) into partial[t], or 0 where that index is n or more, so that
+     * any n works. Then no thread may read another thread's slot before every thread has
+     * written its own: what makes sure of that? */
+    partial[t] = 0.0f;
+    for (unsigned len = 1; len < blockDim.x; len *= 2) {
+        /* TODO(lab1) B: one level of the tree. The slots 2*len*k (k = 0, 1, 2, ... while the
+         * slot is inside the block) each add the slot len above them. Give slot 2*len*k to
+         * thread k, so that the working threads are 0, 1, 2, ...: the lowest warps. */
+        __syncthreads();
+    }
+    if (t == 0) block_sums[blockIdx.x] = partial[0];
+}
+
+extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
+                                     unsigned threads)
+{
+    reduce_strided_index<<<blocks, threads, threads * sizeof(float)>>>(in, n, block_sums);
+    return cudaGetLastError();
+}

@@ -1,0 +1,141 @@
+/* lab05 starter — step09_last_block's kernel with its lesson cut out (labs/lab05/README.md)
+ *
+ * Before: step08 needed a second launch to add its block sums: a launch boundary is the only
+ *         barrier across the whole grid, so every run paid for two kernels and a trip of the
+ *         block sums through memory between them.
+ * Here:   you write document 000's last-block guard, so that one launch does it all. Each
+ *         block writes its sum and draws a ticket from a counter; the block that draws the
+ *         last ticket adds all the block sums, writes the total and sets the counter back to
+ *         0. TODO(lab5) A: the ticket with __threadfence() (--variant fence, the default);
+ *         TODO(lab5) B: the same with one cuda::atomic_ref (--variant atomic-ref);
+ *         TODO(lab5) C: what the last block does. --variant atomic-add, which needs no last
+ *         block, is kept for comparison. As shipped no block is the last one and nobody
+ *         writes the total, so ./labs/lab05/run --check fails; step09_last_block/reduce.cu
+ *         is one answer. The host program, step09_last_block/host.c, is unchanged.
+ * Profile: one kernel per run in the timeline instead of two; the last block's extra work is
+ *         one read of gridDim.x floats from L2. */
+#include <cuda/atomic>
+
+#include "reduce.h"
+
+enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4 };
+/* Every lane of the warp takes part in every shuffle. */
+static constexpr unsigned FULL_WARP_MASK = 0xffffffffu;
+
+/* Lane l adds the value of lane l + offset, for offset 16, 8, 4, 2, 1: after the five
+ * steps lane 0 holds the sum of all 32. A lane above 31 - offset gets its own value back
+ * and ends with a sum that lane 0 never reads. All 32 lanes must call it: reading a lane
+ * outside the mask is undefined. */
+static __device__ float warp_sum(float value)
+{
+#pragma unroll
+    for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+        value += __shfl_down_sync(FULL_WARP_MASK, value, offset);
+    return value;
+}
+
+/* step07's grid-stride loop: thread g adds in[g], in[g + stride], ... with LOADS_IN_FLIGHT
+ * loads issued before the first is added. */
+template <unsigned BLOCK_SIZE>
+static __device__ float thread_sum(const float *in, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * BLOCK_SIZE;
+    float sum = 0.0f;
+    for (size_t i = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n; i += LOADS_IN_FLIGHT * stride) {
+        float loaded[LOADS_IN_FLIGHT];
+#pragma unroll
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
+            loaded[k] = i + k * stride < n ? in[i + k * stride] : 0.0f;
+#pragma unroll
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
+            sum += loaded[k];
+    }
+    return sum;
+}
+
+/* The block's sum, in thread 0: each warp adds its 32 values with shuffles, lane 0 of each
+ * warp leaves the warp's sum in shared memory, and after one barrier the first warp adds
+ * those. */
+template <unsigned BLOCK_SIZE>
+static __device__ float block_sum(float sum)
+{
+    static_assert(BLOCK_SIZE >= WARP_SIZE && BLOCK_SIZE <= 1024 &&
+                      (BLOCK_SIZE & (BLOCK_SIZE - 1)) == 0,
+                  "a power of two from one warp to 1024 threads");
+    __shared__ float warp_sums[WARP_SIZE];
+    unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+    sum = warp_sum(sum);
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) sum = warp_sum(lane < BLOCK_SIZE / WARP_SIZE ? warp_sums[lane] : 0.0f);
+    return sum;
+}
+
+/* TODO(lab5) A: true in every thread of the block that draws the last ticket, false in the
+ * others (document 000's lastBlock()). Thread 0 has just written this block's sum to
+ * block_sums; it takes a ticket with atomicAdd(ticket_counter, 1u), and the block holding
+ * ticket gridDim.x - 1 is the last. Two orders matter: this block's sum must be visible to
+ * the other blocks before its ticket is (a __threadfence() before the atomicAdd), and the
+ * last block's reads of the others' sums must come after its ticket (a fence after it, which
+ * the document leaves out). __syncthreads_or(x) tells the whole block whether x was true in
+ * any of its threads. */
+static __device__ bool last_block_fence(unsigned *ticket_counter)
+{
+    return false;
+}
+
+/* TODO(lab5) B: the same guard in the C++ memory model: thread 0 takes its ticket with one
+ * fetch_add(1u, cuda::memory_order_acq_rel) on a
+ * cuda::atomic_ref<unsigned, cuda::thread_scope_device> bound to *ticket_counter. Why does
+ * this need no __threadfence()? */
+static __device__ bool last_block_atomic_ref(unsigned *ticket_counter)
+{
+    return false;
+}
+
+template <unsigned BLOCK_SIZE, int VARIANT>
+__global__ void __launch_bounds__(BLOCK_SIZE)
+reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
+                  float *total)
+{
+    float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));
+    if (VARIANT == VARIANT_ATOMIC_ADD) {
+        if (threadIdx.x == 0) atomicAdd(total, sum);
+        return;
+    }
+    if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;
+    bool last = VARIANT == VARIANT_FENCE ? last_block_fence(ticket_counter)
+                                         : last_block_atomic_ref(ticket_counter);
+    if (!last) return;
+    /* TODO(lab5) C: this is the last block, and every block sum is written and visible.
+     * Add the gridDim.x floats of block_sums (each thread a share, then block_sum), let
+     * thread 0 write the total to *total, and set *ticket_counter back to 0 for the next
+     * launch. Why may thread 0 reset the counter without an atomic? */
+}
+
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums,
+                             unsigned *ticket_counter, float *total);
+
+/* One instantiation per block size that host.c accepts, for each variant. */
+struct instantiation {
+    unsigned block_size;
+    block_kernel by_variant[3];
+};
+#define VARIANTS(size) {size, {reduce_last_block<size, VARIANT_FENCE>, \
+    reduce_last_block<size, VARIANT_ATOMIC_REF>, reduce_last_block<size, VARIANT_ATOMIC_ADD>}}
+static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
+    VARIANTS(32), VARIANTS(64), VARIANTS(128), VARIANTS(256), VARIANTS(512), VARIANTS(1024),
+};
+
+extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
+                                            unsigned *ticket_counter, float *total, unsigned blocks,
+                                            unsigned threads, int variant)
+{
+    if (variant < VARIANT_FENCE || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
+    for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
+        if (instance.block_size != threads) continue;
+        instance.by_variant[variant]<<<blocks, threads>>>(in, n, block_sums, ticket_counter, total);
+        return cudaGetLastError();
+    }
+    return cudaErrorInvalidConfiguration;
+}

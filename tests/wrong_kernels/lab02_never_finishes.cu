@@ -1,0 +1,42 @@
+/* Wrong kernel for lab02 (step04_idle): the tree's loop never ends.
+ *
+ * The mistake: `len >= 0` for an unsigned len is always true. Once len reaches 0 it stays 0,
+ * and every thread meets the loop's __syncthreads() forever (nvcc warns: "pointless
+ * comparison of unsigned integer with zero"). The first launch never finishes.
+ * The checker must say: hang (--check did not finish within its timeout); the sanitizers
+ * and the timing are not run. */
+#include "reduce.h"
+
+/* PLAN_A: document 003's planA, kept to show its mistake. Thread t of block b adds
+ * in[b * blockDim.x + t] and in[b * blockDim.x + t + gridDim.x]: the blocks' first elements
+ * overlap the second ones of other blocks, and the top of the array is never read. For
+ * n = 2 * blockDim.x * gridDim.x: [gridDim.x, n/2) is read twice, [n/2 + gridDim.x, n) never. */
+template <bool PLAN_A>
+__global__ void reduce_first_add(const float *in, size_t n, float *block_sums)
+{
+    extern __shared__ float partial[];
+    unsigned t = threadIdx.x;
+    size_t i = (size_t)blockIdx.x * (PLAN_A ? blockDim.x : 2 * blockDim.x) + t;
+    size_t partner = i + (PLAN_A ? gridDim.x : blockDim.x);
+    float first = i < n ? in[i] : 0.0f;
+    float second = partner < n ? in[partner] : 0.0f;
+    partial[t] = first + second;
+    __syncthreads();
+    for (unsigned len = blockDim.x / 2; len >= 0; len /= 2) {
+        if (t < len)
+            partial[t] += partial[t + len];
+        __syncthreads();
+    }
+    if (t == 0) block_sums[blockIdx.x] = partial[0];
+}
+
+extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
+                                     unsigned threads, int variant)
+{
+    size_t shared_bytes = threads * sizeof(float);
+    if (variant == VARIANT_PLAN_A)
+        reduce_first_add<true><<<blocks, threads, shared_bytes>>>(in, n, block_sums);
+    else
+        reduce_first_add<false><<<blocks, threads, shared_bytes>>>(in, n, block_sums);
+    return cudaGetLastError();
+}
