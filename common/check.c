@@ -89,7 +89,8 @@ bool check_next(struct check *c, struct check_case *next)
     if (c->next == c->case_count || c->broken) return false;
     const struct planned *p = &c->cases[c->next++];
     const struct data_set *set = &c->sets[p->set];
-    if (p->set != c->loaded) {                /* a new data set: fill it, sum it, upload it */
+    bool fresh = p->set != c->loaded;
+    if (fresh) {                              /* a new data set: fill it, sum it, upload it */
         pattern_fill(c->host, set->n, &set->pattern, c->options->seed + set->n);
         c->data = (struct check_case){.input = c->device + set->offset, .host = c->host, .n = set->n,
                                       .reference = reference_compute(c->host, set->n)};
@@ -98,6 +99,7 @@ bool check_next(struct check *c, struct check_case *next)
     }
     *next = c->data;
     next->threads = p->threads, next->blocks = p->blocks, next->finish = p->finish, next->repeat = p->repeat;
+    next->fresh = fresh;
     return !c->broken;
 }
 

@@ -148,6 +148,7 @@ struct check_case {
     unsigned threads, blocks;                /* blocks 0: the step's own choice */
     enum finish finish;
     bool repeat;                             /* the case before again: the same bits expected */
+    bool fresh;                              /* new data: what a step derives from it, once */
     struct reference reference;
 };
 struct check;
