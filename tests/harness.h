@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
 enum { MAX_LISTED_VARIANTS = 4, LADDER_STEPS = 11 };

@@ -26,11 +26,11 @@ static const char *const LAB[LAB_COUNT] = {"lab01", "lab02", "lab03", "lab04", "
 static const char *const STEP[LAB_COUNT] = {"step02_divergence", "step04_idle", "step05_unroll_warp",
                                             "step08_shuffle", "step09_last_block"};
 
-/* The grading tests run the sanitizers at one small odd n and keep the checker's generous
- * timeouts, so that a busy GPU is not taken for a hang; the kernel that does hang is graded on
- * its own with a short one (seconds). */
-static const char *const GRADE_SETTINGS[] = {"LAB_SANITIZE_N=4099", NULL};
-static const char *const HANG_SETTINGS[] = {"LAB_SANITIZE_N=4099", "LAB_CHECK_TIMEOUT=30", NULL};
+/* The grading tests run the sanitizers at one small odd n, time at n = 2^20, and keep the
+ * checker's generous timeouts, so that a busy GPU is not taken for a hang; the kernel that
+ * does hang is graded on its own with a short one (seconds). */
+static const char *const GRADE_SETTINGS[] = {"LAB_SANITIZE_N=4099", "LAB_TIMED_N=2^20", NULL};
+static const char *const HANG_SETTINGS[] = {"LAB_SANITIZE_N=4099", "LAB_TIMED_N=2^20", "LAB_CHECK_TIMEOUT=30", NULL};
 static const char GRADE_JOBS[] = "2";
 static const char BROKEN_KERNEL[] = "#include \"reduce.h\"\nthis is not CUDA;\n";
 
