@@ -8,10 +8,10 @@ static const size_t SIZES[] = {
     2047, 2049, 4093, 4095, 4097, 8191, 8193, 16383, 16385, 32767, 32769, 65521, 65535, 65537,
     131071, 131073, 262143, 262145, 524287, 524289, 1000003, 1048575, 1048577, 4194305,
     33554431, 33554432, CHECK_LARGEST_N};
-static const size_t REAL_SIZES[] = {1, 33, 4097, 1000003, 33554432};
+static const size_t REAL_SIZES[] = {1, 33, 4097, 1000003, 33554432}, OFFSET_SIZES[] = {1, 5, 33, 4099, 1000003};
 static const enum pattern_kind REAL_KINDS[] = {PATTERN_REAL, PATTERN_NORMAL, PATTERN_WIDE, PATTERN_CANCEL};
 static const unsigned GRID_SIZES[] = {1, 3, 1000};
-enum { EVERY_N_LAST = 4096, OFFSETS = 4, MOST_LAUNCHES = 64, PRINTED = 20, RANDOM_HOT = 7, REPEATED_FROM = 1000003 };
+enum { EVERY_N_LAST = 4096, MAX_OFFSET = 3, MOST_LAUNCHES = 64, PRINTED = 20, RANDOM_HOT = 7, REPEATED_FROM = 1000003 };
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))
 
 struct data_set { size_t n, offset; struct pattern pattern; };
@@ -47,13 +47,12 @@ static void add(struct check *c, size_t n, size_t offset, struct pattern p, bool
     c->set_count++;
 }
 
-/* Uniform data starts 0, 1, 2 or 3 floats past a 16-byte boundary, in turn from size to size. */
 static void plan(struct check *c)
 {
     for (size_t i = 0; i < COUNT(SIZES); i++) {
         size_t n = SIZES[i];
         add(c, n, 0, (struct pattern){PATTERN_ONES, false, 0}, true);
-        add(c, n, i % OFFSETS, (struct pattern){PATTERN_UNIFORM, false, 0}, true);
+        add(c, n, 0, (struct pattern){PATTERN_UNIFORM, false, 0}, true);
         if (n == 0) continue;                 /* no element to make hot */
         add(c, n, 0, (struct pattern){PATTERN_ONEHOT, false, 0}, true);
         add(c, n, 0, (struct pattern){PATTERN_ONEHOT, true, 0}, true);
@@ -65,12 +64,14 @@ static void plan(struct check *c)
         add(c, n, 0, (struct pattern){PATTERN_ONES, false, 0}, false);
         add(c, n, 0, (struct pattern){PATTERN_ONEHOT, true, 0}, false);
     }
+    for (size_t i = 0; i < COUNT(OFFSET_SIZES) * MAX_OFFSET; i++)   /* 1..3 floats past a 16-byte boundary */
+        add(c, OFFSET_SIZES[i / MAX_OFFSET], i % MAX_OFFSET + 1, (struct pattern){PATTERN_UNIFORM, false, 0}, false);
 }
 
 struct check *check_start(const struct step_info *step, const struct options *options, const struct device_info *device)
 {
-    size_t bytes = (CHECK_LARGEST_N + OFFSETS) * sizeof(float);
-    size_t sets = 5 * COUNT(SIZES) + COUNT(REAL_SIZES) * COUNT(REAL_KINDS) + 2 * EVERY_N_LAST;
+    size_t bytes = (CHECK_LARGEST_N + MAX_OFFSET) * sizeof(float);
+    size_t sets = 5 * COUNT(SIZES) + COUNT(REAL_SIZES) * COUNT(REAL_KINDS) + 2 * EVERY_N_LAST + MAX_OFFSET * COUNT(OFFSET_SIZES);
     struct check *c = calloc(1, sizeof *c);
     if (c != NULL) *c = (struct check){.step = step, .options = options, .host = malloc(bytes), .loaded = (size_t)-1,
                                        .sets = calloc(sets, sizeof *c->sets), .cases = calloc(sets * MOST_LAUNCHES, sizeof *c->cases)};
