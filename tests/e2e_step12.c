@@ -257,7 +257,7 @@ Test(step12, the_report_has_the_multi_gpu_lines, .timeout = GPU_TEST_TIMEOUT_S)
     outcome_free(&o);
 }
 
-/* One process per GPU, as across machines: here one process, so that any GPU machine runs it.
+/* One process per GPU, as across machines: here a single process, so that it runs on any machine with one GPU.
  * As root, OpenMPI's mpirun refuses to start without --allow-run-as-root. */
 Test(step12, check_passes_under_mpirun, .timeout = GPU_TEST_TIMEOUT_S)
 {
