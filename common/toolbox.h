@@ -14,8 +14,8 @@ extern "C" {
 #endif
 
 /* ---- device.c: every CUDA call is checked; the GPU and its bandwidth ceiling ------------ */
-/* A failed call prints where and why; the caller gets false, unwinds, exits 3. _Generic: C
- * refuses anything but a cudaError_t. */
+/* A failed call prints where and why and gives false; the caller unwinds and exits 3.
+ * In C, _Generic refuses anything but a cudaError_t. */
 bool cuda_succeeded(cudaError_t status, const char *call, const char *file, int line);
 #ifdef __cplusplus
 #define CUDA_OK(call) cuda_succeeded((call), #call, __FILE__, __LINE__)
@@ -23,7 +23,6 @@ bool cuda_succeeded(cudaError_t status, const char *call, const char *file, int 
 #define CUDA_OK(call) cuda_succeeded(_Generic((call), cudaError_t: (call)), #call, __FILE__, __LINE__)
 #endif
 #define CUDA_TRY(call) do { if (!CUDA_OK(call)) return false; } while (0)
-
 struct device_info {
     char name[256];
     int sm_count, cc_major, cc_minor, sm_clock_khz, max_threads_per_sm, max_blocks_per_sm;
@@ -31,14 +30,12 @@ struct device_info {
     double peak_gb_per_s;                    /* 2 x memory clock x bus width */
     int runtime_version;                     /* 13000: CUDA 13.0 */
 };
-/* Without a usable GPU: says what is missing and what works without one; false (exit 3). */
-bool device_open(struct device_info *device, const char *program);
+bool device_open(struct device_info *device, const char *program);  /* no GPU: says what works */
 bool device_memory_fits(const struct device_info *device, size_t bytes, const char *what);
 unsigned filling_grid(const struct device_info *device, unsigned threads);  /* every SM full */
 double effective_gb_per_s(double bytes, double milliseconds);
 bool total_read(const float *device_total, float *total);   /* NULL: the host has it already */
-/* The host finish of documents 001 and 004: the block sums added on the host, in double. */
-bool sum_on_host(const float *block_sums, size_t count, float *total);
+bool sum_on_host(const float *block_sums, size_t count, float *total);  /* documents 001, 004 */
 
 /* ---- options.c: the command line -------------------------------------------------------- */
 enum exit_code { EXIT_CORRECT = 0, EXIT_WRONG = 1, EXIT_USAGE = 2, EXIT_ENVIRONMENT = 3 };
@@ -48,11 +45,10 @@ enum finish { FINISH_GPU, FINISH_CPU };
 #define MAX_N ((size_t)1 << 32)
 struct variant { const char *name, *about; };
 struct extra_option { const char *name, *value_name, *about; };   /* value_name NULL: a flag */
-/* What a step's command line offers besides the shared options: plain data. */
-struct step_info {
-    const char *name, *title;                            /* "step04", a line for --help */
+struct step_info {                           /* what the step's command line offers */
+    const char *name, *title;                /* "step04", a line for --help */
     unsigned min_threads, max_threads, default_threads;  /* powers of two */
-    bool host_finish, grid_size;                         /* --finish cpu, --blocks */
+    bool host_finish, grid_size;             /* --finish cpu, --blocks */
     const struct variant *variants;          /* NULL, or ends with {NULL}; [0]: the default */
     const struct extra_option *extras;       /* the step's own options: NULL, or ends with {NULL} */
 };
@@ -73,9 +69,9 @@ struct options {
 int options_parse(int argc, char **argv, const struct step_info *step, struct options *options);
 bool parse_size(const char *text, size_t *value);       /* 1000003, 2^25, 32M, 4K, 1G */
 
-/* ---- pattern.c: the input data ---------------------------------------------------------- */
-/* Integer patterns make small sums exact (a lost element shows); real-valued ones show rounding
- * (docs/accuracy.md). Element i depends only on the seed and i. */
+/* ---- pattern.c: the input data; element i depends only on the seed and i ---------------- */
+/* Integer patterns make small sums exact (a lost element shows); real-valued ones show
+ * rounding (docs/accuracy.md). */
 bool pattern_parse(const char *text, struct pattern *pattern);
 const char *pattern_name(const struct pattern *pattern, char *buffer, size_t size);
 bool pattern_onehot_position(const struct pattern *pattern, size_t n, size_t *position);
@@ -100,10 +96,10 @@ bool result_within(float result, const struct reference *reference, double bound
 unsigned tree_levels(size_t count);          /* ceil(log2(count)) */
 
 /* ---- timing.cu: the input's copies; CUDA events from a cold L2; CUB timed the same way ---- */
-/* Each timed run reads the next copy of the input, one the L2 does not hold. */
+/* Each timed run reads the next copy of the input, one the L2 does not hold. The copies are
+ * options->buffers, or fewer where they would leave too little memory for CUB: allocate the
+ * step's own buffers first. */
 struct input { size_t n; float *host; struct reference reference; float *copies[MAX_BUFFERS]; int count; };
-/* The pattern's data and its reference; options->buffers copies on the device, or fewer where
- * they would leave too little memory for CUB. Allocate the step's own buffers first. */
 bool input_create(struct input *input, const struct options *options, size_t n,
                   const struct device_info *device);
 void input_free(struct input *input);
@@ -156,7 +152,7 @@ struct check *check_start(const struct step_info *step, const struct options *op
                           const struct device_info *device);   /* NULL after saying why */
 bool check_next(struct check *check, struct check_case *next);
 void check_record(struct check *check, const struct check_case *done, float total, unsigned depth);
-/* A case the step judged itself (results that are not one float: step11's types). */
+/* A case the step judged itself (a result that is not one float). */
 void check_verdict(struct check *check, const struct check_case *done, bool passed, const char *what);
 int check_finish(struct check *check, bool ran);   /* the summary; the exit code; frees */
 
