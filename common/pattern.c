@@ -5,6 +5,9 @@
 #include "toolbox.h"
 
 static const char *const NAMES[] = {"uniform", "ones", "onehot", "real", "normal", "wide", "cancel"};
+/* Smaller inputs are filled by one thread: waking a team of threads costs more than it saves,
+ * and thousands of small fills in --check would spend their time waking it. */
+enum { PARALLEL_FROM = 1 << 20 };
 enum { UNIFORM_VALUES = 100, RANDOM_BITS = 24, WIDE_LOWEST = -30, WIDE_EXPONENTS = 62, CANCEL_LOWEST = 10,
        CANCEL_EXPONENTS = 10, SIGN_BIT = 1 << 7 };
 static const uint64_t SECOND_STREAM = 0x5bd1e995u;
@@ -49,7 +52,7 @@ static float value_at(enum pattern_kind kind, uint64_t seed, size_t i)
 void pattern_fill(float *data, size_t n, const struct pattern *pattern, uint64_t seed)
 {
     size_t hot;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= PARALLEL_FROM)
     for (size_t i = 0; i < n; i++) data[i] = value_at(pattern->kind, seed, i);
     if (pattern_onehot_position(pattern, n, &hot)) data[hot] = 1.0f;
 }

@@ -20,7 +20,7 @@ struct reference reference_compute(const float *data, size_t n)
     struct reference *parts = malloc((chunks > 0 ? chunks : 1) * sizeof *parts), total = {0, 0, n, true};
     double error = 0;
     if (parts == NULL) abort();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (chunks > 1)   /* one chunk: no team to wake */
     for (size_t c = 0; c < chunks; c++) {
         struct reference part = {0, 0, 0, true};
         double part_error = 0;
