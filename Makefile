@@ -113,11 +113,13 @@ $(TEST_BINARY): $(TEST_OBJECTS)
 	@mkdir -p $(@D)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) -lcriterion
 
-# The tests run the programs as a student does: build them all first.
+# The tests run the programs as a student does: build them all first. The GPU tests share
+# one GPU, so at most four run at once unless CRITERION_JOBS says otherwise.
+TEST_JOBS := 4
 test: all
 	@tests/ensure-criterion.sh
 	@$(MAKE) --no-print-directory $(TEST_BINARY)
-	$(TEST_BINARY)
+	CRITERION_JOBS=$${CRITERION_JOBS:-$(TEST_JOBS)} $(TEST_BINARY)
 
 ladder:
 	@echo $(LADDER_BUILT)

@@ -49,7 +49,12 @@ run_case() {
     [ "$variant" = - ] || arguments+=(--variant "$variant")
     # shellcheck disable=SC2206 # extra holds words such as "--op dot --type double"
     [ -z "$extra" ] || arguments+=($extra)
-    "$sanitizer" --tool "$tool" --error-exitcode "$ERROR_EXIT" "$directory/run" "${arguments[@]}" \
+    # While NCCL starts (step12), it asks for the attributes of the kernels it ships for other
+    # GPUs and handles the "no kernel image" answer itself: memcheck would count those API
+    # errors as the step's. Bad memory accesses are reported all the same.
+    local tool_options=()
+    case $directory in step12*) tool_options=(--report-api-errors no) ;; esac
+    "$sanitizer" --tool "$tool" "${tool_options[@]}" --error-exitcode "$ERROR_EXIT" "$directory/run" "${arguments[@]}" \
         >"$work/$index.log" 2>&1
     echo "$?" >"$work/$index.status"
 }

@@ -12,7 +12,10 @@ static size_t skipped_without_gpu, skipped_otherwise, ran;
 
 static void print_summary(void)
 {
-    fprintf(stderr, "make test: %zu tests skipped (no CUDA device), %zu ran", skipped_without_gpu, ran);
+    if (skipped_without_gpu > 0)
+        fprintf(stderr, "make test: %zu tests skipped (no CUDA device), %zu ran", skipped_without_gpu, ran);
+    else
+        fprintf(stderr, "make test: %zu ran, none skipped for want of a CUDA device", ran);
     if (skipped_otherwise > 0) fprintf(stderr, ", %zu skipped for another reason (--verbose says why)", skipped_otherwise);
     fprintf(stderr, "\n");
 }
