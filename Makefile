@@ -57,7 +57,6 @@ endif
 .PHONY: all help test clean ladder bench charts profile sanitize accuracy ptx labs grade step10-variants \
         $(STEP_DIRS) $(SHORT_NAMES)
 .DEFAULT_GOAL := all
-.SECONDARY:
 .SECONDEXPANSION:
 
 all: $(STEP_DIRS) $(SHORT_NAMES) labs step10-variants
@@ -93,6 +92,11 @@ $(BUILD)/%.o: %.c
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -I$(<D) $(if $(filter step12_multi_gpu/%,$<),-I$(NCCL_DIR)/include) -c $< -o $@
+
+# Each program's objects named outright, so that make keeps them and rebuilds a missing one.
+# Named only by the pattern rule below, they would be intermediate files: make would delete
+# them, and a run copied along with a step (cp -r) would pass for up to date.
+$(foreach d,$(STEP_DIRS) step10_vector_loads/variants,$(eval $(d)/run: $(call step_objects,$(d))))
 
 %/run: $$(call step_objects,$$*) $(COMMON_OBJECTS)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) $(if $(filter step12_multi_gpu/%,$@),$(STEP12_LIBS))
