@@ -21,7 +21,7 @@ endif
 # builds the same way: make stepNN_<name> && ./stepNN_<name>/run
 LADDER := step00_global step01_shared step02_divergence step03_bank step04_idle \
           step05_unroll_warp step06_full_unroll step07_blocks step08_shuffle \
-          step09_last_block step10_vector_loads step11_generic step12_multi_gpu
+          step09_last_block step12_small_n step13_generic step14_multi_gpu
 STEP_DIRS := $(sort $(patsubst %/host.c,%,$(wildcard step[0-9][0-9]_*/host.c)))
 LADDER_BUILT := $(filter $(STEP_DIRS),$(LADDER))
 SHORT_NAMES := $(foreach d,$(LADDER_BUILT),$(firstword $(subst _, ,$(d))))
@@ -36,7 +36,7 @@ NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Icommon -Xcompiler -Wall,-Wext
 LDLIBS := -lcudart -lgomp
 comma := ,
 
-# step12 combines the GPUs' totals with NCCL (and, under mpirun, MPI). NCCL_HOME overrides;
+# step14 combines the GPUs' totals with NCCL (and, under mpirun, MPI). NCCL_HOME overrides;
 # otherwise the CUDA toolkit's copy, or the one pip's nvidia-nccl package brings.
 NCCL_CANDIDATES := $(NCCL_HOME) $(CUDA_HOME) \
     $(wildcard /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl)
@@ -45,21 +45,21 @@ NCCL_LIBDIR := $(firstword $(wildcard $(NCCL_DIR)/lib64/libnccl.so* $(NCCL_DIR)/
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS := $(shell mpicc --showme:link 2>/dev/null)
 ifeq ($(NCCL_DIR),)
-STEP_DIRS := $(filter-out step12_multi_gpu,$(STEP_DIRS))
-NCCL_NOTE := step12_multi_gpu needs NCCL (nccl.h and libnccl): set NCCL_HOME to build it
+STEP_DIRS := $(filter-out step14_multi_gpu,$(STEP_DIRS))
+NCCL_NOTE := step14_multi_gpu needs NCCL (nccl.h and libnccl): set NCCL_HOME to build it
 else
-STEP12_CPPFLAGS := -I$(NCCL_DIR)/include $(if $(MPI_CFLAGS),-DWITH_MPI $(MPI_CFLAGS))
+STEP14_CPPFLAGS := -I$(NCCL_DIR)/include $(if $(MPI_CFLAGS),-DWITH_MPI $(MPI_CFLAGS))
 # nvcc links: -Wl,x and -pthread reach the host linker through -Xlinker and -Xcompiler
-STEP12_LIBS := -L$(dir $(NCCL_LIBDIR)) -Xlinker -rpath=$(dir $(NCCL_LIBDIR)) -l:$(notdir $(NCCL_LIBDIR)) \
+STEP14_LIBS := -L$(dir $(NCCL_LIBDIR)) -Xlinker -rpath=$(dir $(NCCL_LIBDIR)) -l:$(notdir $(NCCL_LIBDIR)) \
     $(foreach f,$(MPI_LIBS),$(if $(filter -Wl$(comma)%,$(f)),-Xlinker $(patsubst -Wl$(comma)%,%,$(f)),$(if $(filter -pthread,$(f)),-Xcompiler -pthread,$(f))))
 endif
 
-.PHONY: all help test clean ladder bench charts profile sanitize accuracy ptx labs grade step10-variants \
+.PHONY: all help test clean ladder bench charts profile sanitize accuracy ptx labs grade step12-variants \
         $(STEP_DIRS) $(SHORT_NAMES)
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 
-all: $(STEP_DIRS) $(SHORT_NAMES) labs step10-variants
+all: $(STEP_DIRS) $(SHORT_NAMES) labs step12-variants
 	$(if $(NCCL_NOTE),@echo "note: $(NCCL_NOTE)")
 
 help:
@@ -87,22 +87,22 @@ $(foreach d,$(LADDER_BUILT),$(eval $(call short_name,$(d))))
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(<D) $(if $(filter step12_multi_gpu/%,$<),$(STEP12_CPPFLAGS)) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) -I$(<D) $(if $(filter step14_multi_gpu/%,$<),$(STEP14_CPPFLAGS)) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -I$(<D) $(if $(filter step12_multi_gpu/%,$<),-I$(NCCL_DIR)/include) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -I$(<D) $(if $(filter step14_multi_gpu/%,$<),-I$(NCCL_DIR)/include) -c $< -o $@
 
 # Each program's objects named outright, so that make keeps them and rebuilds a missing one.
 # Named only by the pattern rule below, they would be intermediate files: make would delete
 # them, and a run copied along with a step (cp -r) would pass for up to date.
-$(foreach d,$(STEP_DIRS) step10_vector_loads/variants,$(eval $(d)/run: $(call step_objects,$(d))))
+$(foreach d,$(STEP_DIRS) step12_small_n/variants,$(eval $(d)/run: $(call step_objects,$(d))))
 
 %/run: $$(call step_objects,$$*) $(COMMON_OBJECTS)
-	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) $(if $(filter step12_multi_gpu/%,$@),$(STEP12_LIBS))
+	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) $(if $(filter step14_multi_gpu/%,$@),$(STEP14_LIBS))
 
-# The kernels step10 was chosen from, timed side by side (step10_vector_loads/variants/).
-step10-variants: step10_vector_loads/variants/run
+# The kernels step12 was chosen from, timed side by side (step12_small_n/variants/).
+step12-variants: step12_small_n/variants/run
 
 # bench/accuracy.sh's CPU sums of the steps' data (no GPU needed to run it)
 $(BUILD)/bench/cpu_sums: $(BUILD)/bench/cpu_sums.o $(COMMON_OBJECTS)
@@ -148,6 +148,6 @@ ptx:
 
 clean:
 	rm -rf $(BUILD) tests/bin $(addsuffix /run,$(STEP_DIRS)) $(SHORT_NAMES) labs/lab*/program \
-	    step10_vector_loads/variants/run
+	    step12_small_n/variants/run
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

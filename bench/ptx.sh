@@ -13,7 +13,7 @@ DEFAULT_ARCH=sm_90
 OUT=build/ptx
 NVCC_FLAGS=(-std=c++17 -O3 -lineinfo)    # the Makefile's NVCCFLAGS that shape the code
 
-# step12's kernels may include nccl.h: the include directory the Makefile would use.
+# step14's kernels may include nccl.h: the include directory the Makefile would use.
 nccl_include() {
     local directory
     for directory in "${NCCL_HOME:-}" "${CUDA_HOME:-/usr/local/cuda}" \
@@ -37,7 +37,7 @@ main() {
         source=$directory/reduce.cu
         [ -f "$source" ] || { note "$directory has no reduce.cu: left out"; continue; }
         flags=("${NVCC_FLAGS[@]}" -arch="$arch" -Icommon -I"$directory")
-        [ "$(short_name "$directory")" != step12 ] || flags+=("$(nccl_include)")
+        [ "$(short_name "$directory")" != step14 ] || flags+=("$(nccl_include)")
         if ! "$nvcc" "${flags[@]}" -ptx "$source" -o "$OUT/$directory.ptx"; then
             failed+=("$directory"); continue
         fi
@@ -63,8 +63,8 @@ Things to look for:
   grep -c ld.volatile.shared $OUT/step05_unroll_warp.ptx   # the volatile variant's last warp
   grep -l shfl.sync $OUT/*.ptx                  # the steps that use warp shuffles
   grep atom. $OUT/step09_last_block.ptx         # the ticket, and atomicAdd of the block sums
-  grep -o 'ld.global[^ ]*' $OUT/step10_vector_loads.ptx | sort | uniq -c   # its loads: v4 = 16 bytes
-  grep -c LDG.E.128 $OUT/step10_vector_loads.sass   # the same in SASS (with cuobjdump)
+  grep -o 'ld.global[^ ]*' $OUT/step12_small_n.ptx | sort | uniq -c   # its loads: v4 = 16 bytes
+  grep -c LDG.E.128 $OUT/step12_small_n.sass   # the same in SASS (with cuobjdump)
 EOF
     if [ ${#failed[@]} -gt 0 ]; then
         note "FAILED: ${failed[*]} (nvcc's messages are above)"

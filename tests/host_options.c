@@ -2,7 +2,7 @@
  * lines, each refused with exit code 2, the bad value named on stderr and a pointer to --help.
  * The steps here are step_info values like the real ones: a plain one (step03), one with a
  * grid, variants and its own options (step07), and a one-launch step without a host finish
- * (step10). */
+ * (step12). */
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <string.h>
@@ -28,7 +28,7 @@ static const struct step_info GRID = {
 };
 
 static const struct step_info ONE_LAUNCH = {
-    .name = "step10", .title = "a one-launch step: no host finish, no grid",
+    .name = "step12", .title = "a one-launch step: no host finish, no grid",
     .min_threads = 128, .max_threads = 1024, .default_threads = 512,
     .variants = (const struct variant[]){{"ticket", "the last block"}, {"atomic-add", "atomics"}, {NULL, NULL}},
 };
@@ -101,7 +101,7 @@ Test(options, no_arguments_give_the_documented_defaults)
 
 Test(options, default_threads_are_the_steps_own)
 {
-    cr_expect_eq(accepted(PARSE_NOTHING(&ONE_LAUNCH), "step10").threads, 512);
+    cr_expect_eq(accepted(PARSE_NOTHING(&ONE_LAUNCH), "step12").threads, 512);
     cr_expect_eq(accepted(PARSE_NOTHING(&GRID), "step07").threads, 256);
 }
 

@@ -1,6 +1,6 @@
-/* step11_generic — any type, any operator (document 002)
+/* step13_generic — any type, any operator (document 002)
  *
- * Before: step10 read floats as fast as the memory allows, but only floats, and only to add
+ * Before: step12 read floats as fast as the memory allows, but only floats, and only to add
  *         them: every piece of the ladder (the loads, the shuffles, the array of warp sums,
  *         the block sums, the total) was written for float and +. A minimum, a sum of
  *         squares (document 004), a dot product (document 001), or the sum of an int array
@@ -17,10 +17,10 @@
  *         merge is also a host function: document 001's CPU finish (total == nullptr) merges
  *         the block results on the host with the very operator the GPU used.
  *         Loads are one element of T at a time, ELEMENTS_PER_ROUND in flight per thread, not
- *         step10's float4: the lesson here is the genericity (an exercise vectorises them).
+ *         step12's float4: the lesson here is the genericity (an exercise vectorises them).
  * Profile: the time follows the bytes read: double takes about twice as long as float or int,
  *         dot twice as long as sum (two arrays), sumsq no longer than sum (one pass gives
- *         both). Against step10, `--op sum --type float` shows what the 16-byte loads were
+ *         both). Against step12, `--op sum --type float` shows what the 16-byte loads were
  *         worth. The 64-bit and two-member accumulators cost more registers and shuffles,
  *         which hide behind the memory time unless occupancy drops. */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* step10_vector_loads: the program.
+/* step12_small_n: the program.
  * It reads top to bottom like the documents' main(): the options, the data, device memory,
  * the launch, the check, the time, the report. The kernel is in reduce.cu; common/toolbox.h
  * says what each helper does. */
@@ -8,7 +8,7 @@
 enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 };   /* a float4's four lanes; the head and tail floats */
 
 static const struct step_info STEP = {
-    .name = "step10", .title = "Vector loads: 16 bytes a load, many in flight, short blocks",
+    .name = "step12", .title = "Vector loads: 16 bytes a load, many in flight, short blocks",
     .min_threads = 128, .max_threads = 1024, .default_threads = 512,
     .variants = (const struct variant[]){
         {"ticket", "step09's last block adds the block sums: the same bits on every run"},

@@ -1,4 +1,4 @@
-/* step11_generic: the program.
+/* step13_generic: the program.
  * It reads top to bottom like the other steps: the options, the data, device memory, the
  * launch and the finish, the check, the time, the report. It is longer than they are because
  * it runs five operators on three types; what those need besides (their names, the data in
@@ -16,7 +16,7 @@ enum { WARP_LEVELS = 5 };            /* shuffles within a warp, and again over t
 enum { OP_OPTION, TYPE_OPTION };     /* the step's own options, in the order of STEP.extras */
 
 static const struct step_info STEP = {
-    .name = "step11", .title = "Any type, any operator: one kernel template (document 002)",
+    .name = "step13", .title = "Any type, any operator: one kernel template (document 002)",
     .min_threads = 32, .max_threads = 1024, .default_threads = 256, .host_finish = true, .grid_size = true,
     .extras = (const struct extra_option[]){
         {"op", "O", "sum, min, max, sumsq (sum and sum of squares) or dot   [sum; --check: all]"},

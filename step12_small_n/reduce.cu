@@ -1,4 +1,4 @@
-/* step10_vector_loads — read as fast as the memory allows
+/* step12_small_n — read as fast as the memory allows
  *
  * Before: step09 finished in one launch, but each of its threads kept four 4-byte loads in
  *         flight and then waited for them before the next four: a grid that fills the GPU

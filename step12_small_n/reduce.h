@@ -1,4 +1,4 @@
-/* step10_vector_loads: what host.c and reduce.cu agree on. */
+/* step12_small_n: what host.c and reduce.cu agree on. */
 #ifndef STEP_REDUCE_H
 #define STEP_REDUCE_H
 

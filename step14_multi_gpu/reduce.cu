@@ -1,19 +1,19 @@
-/* step12_multi_gpu — the same kernel, on every GPU at once
+/* step14_multi_gpu — the same kernel, on every GPU at once
  *
- * This is step10_vector_loads' kernel, copied so that this step builds on its own. What
+ * This is step12_small_n' kernel, copied so that this step builds on its own. What
  * changed around it: the launcher takes a stream, so that each GPU reduces on a stream of its
  * own and the combine (NCCL) is ordered after it on the same stream; it picks the one-block
- * or the grid kernel itself; only step10's deterministic ticket finish is kept (no atomicAdd
+ * or the grid kernel itself; only step12's deterministic ticket finish is kept (no atomicAdd
  * variant), so that a GPU's total has the same bits on every run; and reduce_depth, which
- * step10 kept in its host.c, sits here beside the order of additions it describes.
- * Before: step10 read one GPU's memory as fast as it allows: close to the practical ceiling
+ * step12 kept in its host.c, sits here beside the order of additions it describes.
+ * Before: step12 read one GPU's memory as fast as it allows: close to the practical ceiling
  *         of that GPU's DRAM. One GPU cannot go faster; only more memory read in parallel
  *         can, and that memory sits on other GPUs.
  * Here:   the kernel is unchanged. host.c gives every GPU its shard of the input; each GPU
  *         reduces its shard where it lies, and NCCL combines the one float per GPU. The
  *         --variant options move the data instead, to show what that costs.
- * Profile: per GPU, the same as step10 (LDG.E.128, DRAM throughput near its peak). Across
- *         GPUs, use Nsight Systems (nsys profile --trace=cuda,nvtx ./step12/run): one row per
+ * Profile: per GPU, the same as step12 (LDG.E.128, DRAM throughput near its peak). Across
+ *         GPUs, use Nsight Systems (nsys profile --trace=cuda,nvtx ./step14/run): one row per
  *         GPU; the kernels should overlap in time, and the NCCL kernel after them should be
  *         a sliver for the default variant; for gather, the peer copies into GPU 0 and its
  *         one long kernel; for elementwise, the long NCCL kernel before the short ones. */
@@ -97,7 +97,7 @@ static __device__ float block_sum(float value)
 /* A float4 that this launch reads exactly once: the read-only path that __ldg takes
  * (ld.global.nc), told not to keep the line in L1 (L1::no_allocate), where it would only
  * evict lines that are reused. Measured on the H100, it moved the grid from 95.6% to 95.8% of
- * peak at n = 2^30 and from 83.9% to 84.3% at 2^25 (step10's README). */
+ * peak at n = 2^30 and from 83.9% to 84.3% at 2^25 (step12's README). */
 static __device__ float4 load_once(const float4 *address)
 {
     float4 v;

@@ -1,4 +1,4 @@
-/* step12_multi_gpu's program, run as a student runs it: its own option --gpus and its
+/* step14_multi_gpu's program, run as a student runs it: its own option --gpus and its
  * variants, refused with exit code 2 and a message that names the bad value; --help; a
  * machine that shows it no GPU (exit 3). With a GPU: every variant's --check on all visible
  * GPUs and on one, n smaller than the number of GPUs (and 0), the report's own lines, and one
@@ -20,7 +20,7 @@
 
 extern char **environ;
 
-static const char PROGRAM[] = "./step12_multi_gpu/run";
+static const char PROGRAM[] = "./step14_multi_gpu/run";
 static const char MPIRUN[] = "mpirun";
 static const char *const VARIANTS[] = {"local", "gather", "elementwise"};
 enum { VARIANT_COUNT = sizeof VARIANTS / sizeof VARIANTS[0] };
@@ -154,11 +154,11 @@ static void expect_check_passed(const struct outcome *o, const char *what)
 
 /* ---- without a GPU ------------------------------------------------------------------------ */
 
-Test(step12, help_lists_gpus_and_every_variant)
+Test(step14, help_lists_gpus_and_every_variant)
 {
     struct outcome o = RUN(GPUS_HIDDEN, "--help");
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "--help: exit %d", o.exit_code);
-    cr_expect(strstr(o.out, "usage: step12/run") != NULL, "--help:\n%s", o.out);
+    cr_expect(strstr(o.out, "usage: step14/run") != NULL, "--help:\n%s", o.out);
     cr_expect(strstr(o.out, "--gpus K") != NULL, "--help does not offer --gpus:\n%s", o.out);
     for (int v = 0; v < VARIANT_COUNT; v++)
         cr_expect(strstr(o.out, VARIANTS[v]) != NULL, "--help does not list variant %s:\n%s", VARIANTS[v], o.out);
@@ -174,7 +174,7 @@ static const struct bad_line BAD_LINES[] = {
     {{"--variant", "allreduce"}, "'allreduce'"}, {{"--threads", "64"}, "'64'"},
 };
 
-Test(step12, bad_command_lines_exit_2_naming_the_value)
+Test(step14, bad_command_lines_exit_2_naming_the_value)
 {
     for (size_t b = 0; b < sizeof BAD_LINES / sizeof BAD_LINES[0]; b++) {
         const struct bad_line *bad = &BAD_LINES[b];
@@ -189,7 +189,7 @@ Test(step12, bad_command_lines_exit_2_naming_the_value)
     }
 }
 
-Test(step12, no_gpu_exits_3_saying_so)
+Test(step14, no_gpu_exits_3_saying_so)
 {
     const char *const *lines[] = {(const char *const[]){"-n", "7", NULL},
                                   (const char *const[]){"--check", "--gpus", "1", NULL},
@@ -197,21 +197,21 @@ Test(step12, no_gpu_exits_3_saying_so)
     for (size_t l = 0; l < sizeof lines / sizeof lines[0]; l++) {
         struct outcome o = run_program(GPUS_HIDDEN, lines[l]);
         cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "%s: exit %d, not %d", lines[l][0], o.exit_code, EXIT_ENVIRONMENT);
-        cr_expect(strstr(o.err, "step12: no CUDA device") != NULL, "%s: stderr:\n%s", lines[l][0], o.err);
+        cr_expect(strstr(o.err, "step14: no CUDA device") != NULL, "%s: stderr:\n%s", lines[l][0], o.err);
         outcome_free(&o);
     }
 }
 
 /* ---- on a GPU ----------------------------------------------------------------------------- */
 
-ParameterizedTestParameters(step12, check_passes_on_every_visible_gpu)
+ParameterizedTestParameters(step14, check_passes_on_every_visible_gpu)
 {
     static int variants[VARIANT_COUNT];
     for (int v = 0; v < VARIANT_COUNT; v++) variants[v] = v;
     return cr_make_param_array(int, variants, VARIANT_COUNT);
 }
 
-ParameterizedTest(int *variant, step12, check_passes_on_every_visible_gpu, .timeout = GPU_TEST_TIMEOUT_S)
+ParameterizedTest(int *variant, step14, check_passes_on_every_visible_gpu, .timeout = GPU_TEST_TIMEOUT_S)
 {
     require_gpu();
     struct outcome o = RUN(GPUS_SHOWN, "--check", "--variant", VARIANTS[*variant]);
@@ -219,7 +219,7 @@ ParameterizedTest(int *variant, step12, check_passes_on_every_visible_gpu, .time
     outcome_free(&o);
 }
 
-Test(step12, check_passes_on_one_gpu, .timeout = GPU_TEST_TIMEOUT_S)
+Test(step14, check_passes_on_one_gpu, .timeout = GPU_TEST_TIMEOUT_S)
 {
     require_gpu();
     struct outcome o = RUN(GPUS_SHOWN, "--gpus", "1", "--check");
@@ -228,7 +228,7 @@ Test(step12, check_passes_on_one_gpu, .timeout = GPU_TEST_TIMEOUT_S)
 }
 
 /* n below the number of GPUs: some shards are empty, and the total must still be exact. */
-Test(step12, fewer_elements_than_gpus_are_summed_exactly, .timeout = GPU_TEST_TIMEOUT_S)
+Test(step14, fewer_elements_than_gpus_are_summed_exactly, .timeout = GPU_TEST_TIMEOUT_S)
 {
     static const char *const SIZES[] = {"0", "1", "7"};
     require_gpu();
@@ -244,7 +244,7 @@ Test(step12, fewer_elements_than_gpus_are_summed_exactly, .timeout = GPU_TEST_TI
         }
 }
 
-Test(step12, the_report_has_the_multi_gpu_lines, .timeout = GPU_TEST_TIMEOUT_S)
+Test(step14, the_report_has_the_multi_gpu_lines, .timeout = GPU_TEST_TIMEOUT_S)
 {
     static const char *const LINES[] = {"\ncheck ", "\ntime ", "\nbandwidth ", "\ngpus ", "\ncombine ",
                                         "\none GPU ", "\nspeed-up "};
@@ -259,7 +259,7 @@ Test(step12, the_report_has_the_multi_gpu_lines, .timeout = GPU_TEST_TIMEOUT_S)
 
 /* One process per GPU, as across machines: here a single process, so that it runs on any machine with one GPU.
  * As root, OpenMPI's mpirun refuses to start without --allow-run-as-root. */
-Test(step12, check_passes_under_mpirun, .timeout = GPU_TEST_TIMEOUT_S)
+Test(step14, check_passes_under_mpirun, .timeout = GPU_TEST_TIMEOUT_S)
 {
     require_gpu();
     if (!on_path(MPIRUN)) cr_skip_test("no %s on PATH: the one-process-per-GPU mode is not tried", MPIRUN);

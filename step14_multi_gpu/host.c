@@ -1,7 +1,7 @@
-/* step12_multi_gpu: the program.
+/* step14_multi_gpu: the program.
  * It reads top to bottom like the other steps: the options, the data, device memory, the
  * runs, the check, the time, the report. New here: the data lies on K GPUs, each reduces its
- * own shard with step10's kernel (reduce.cu), and NCCL adds the K totals. team.c sets up the
+ * own shard with step12's kernel (reduce.cu), and NCCL adds the K totals. team.c sets up the
  * GPUs, NCCL and, under mpirun, MPI, and times several GPUs at once. */
 #include <stdlib.h>
 
@@ -12,7 +12,7 @@
 enum { GPUS_OPTION = 0 };                    /* --gpus among the step's own options */
 
 static const struct step_info STEP = {
-    .name = "step12", .title = "Several GPUs: each reduces its own shard, NCCL adds the totals",
+    .name = "step14", .title = "Several GPUs: each reduces its own shard, NCCL adds the totals",
     .min_threads = FEWEST_THREADS, .max_threads = MOST_THREADS, .default_threads = DEFAULT_THREADS,
     .variants = (const struct variant[]){
         {"local", "each GPU reduces its shard; ncclAllReduce adds one float per GPU"},
@@ -94,7 +94,7 @@ static int measure(struct team *t, const struct options *o, size_t n)
         ok = team_clock_start(t) && run_variant(t, n, o->threads, o->variant) && team_clock_stop(t, run >= o->warmup);
     report.time = team_times(t, &combine);
     ok = ok && team_total(t, o->variant, &report.result, &held);
-    snprintf(report.launch, sizeof report.launch, "%d shard(s) of %zu .. %zu floats; step10's kernel (--threads "
+    snprintf(report.launch, sizeof report.launch, "%d shard(s) of %zu .. %zu floats; step12's kernel (--threads "
              "%u) on %s", t->size, n / t->size, shard_start(n, 1, t->size), o->threads,
              o->variant == VARIANT_GATHER ? "GPU 0 over all n" : "every GPU over a shard's length");
     report_judge(&report, &whole.reference, depth(n, t->size, o->threads, o->variant));

@@ -1,4 +1,4 @@
-/* step12_multi_gpu: what host.c and reduce.cu agree on. The kernel is step10's; what is new
+/* step14_multi_gpu: what host.c and reduce.cu agree on. The kernel is step12's; what is new
  * is that it runs on a stream of the caller's choice, one per GPU. */
 #ifndef STEP_REDUCE_H
 #define STEP_REDUCE_H
@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-/* step10's shape: each thread of the grid kernel reads VECTORS_PER_THREAD float4, all
+/* step12's shape: each thread of the grid kernel reads VECTORS_PER_THREAD float4, all
  * issued before the first is added; up to ONE_BLOCK_ELEMENTS floats, one block of
  * ONE_BLOCK_THREADS does it all; the last block reads the block sums SUM_VECTORS_IN_FLIGHT
  * float4 at a time per thread. */

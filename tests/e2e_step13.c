@@ -1,4 +1,4 @@
-/* step11_generic's program, run as a student runs it. Without a GPU: its own options --op and
+/* step13_generic's program, run as a student runs it. Without a GPU: its own options --op and
  * --type, refused with exit code 2 and a message that names the bad value; --help, which lists
  * them; a machine that shows it no GPU (exit 3). With a GPU: --check over every (op, type);
  * each pair's verdict at a prime n; the empty input's identities; a CSV row with two values;
@@ -20,7 +20,7 @@
 
 extern char **environ;
 
-static const char PROGRAM[] = "./step11_generic/run";
+static const char PROGRAM[] = "./step13_generic/run";
 static const char *const OPS[] = {"sum", "min", "max", "sumsq", "dot"};
 static const char *const TYPES[] = {"int", "float", "double"};
 enum { OP_COUNT = sizeof OPS / sizeof OPS[0], TYPE_COUNT = sizeof TYPES / sizeof TYPES[0] };
@@ -131,11 +131,11 @@ static const char *line_at(const char *text, int index, char *line)
 
 /* ---- without a GPU ------------------------------------------------------------------------ */
 
-Test(step11, help_lists_op_and_type_with_their_values)
+Test(step13, help_lists_op_and_type_with_their_values)
 {
     struct outcome o = RUN(GPUS_HIDDEN, "--help");
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "--help: exit %d", o.exit_code);
-    cr_expect(strncmp(o.out, "usage: step11/run [options]\n", strlen("usage: step11/run [options]\n")) == 0,
+    cr_expect(strncmp(o.out, "usage: step13/run [options]\n", strlen("usage: step13/run [options]\n")) == 0,
               "--help:\n%s", o.out);
     cr_expect(strstr(o.out, "--op O") != NULL && strstr(o.out, "--type T") != NULL, "--help:\n%s", o.out);
     for (int k = 0; k < OP_COUNT; k++)
@@ -163,7 +163,7 @@ static const struct bad_line BAD_LINES[] = {
     {{"--type", "int", "--pattern", "cancel"}, "'cancel'"},
 };
 
-Test(step11, bad_op_and_type_exit_2_naming_the_value)
+Test(step13, bad_op_and_type_exit_2_naming_the_value)
 {
     for (size_t b = 0; b < sizeof BAD_LINES / sizeof BAD_LINES[0]; b++) {
         const struct bad_line *bad = &BAD_LINES[b];
@@ -173,7 +173,7 @@ Test(step11, bad_op_and_type_exit_2_naming_the_value)
         cr_expect_eq(o.exit_code, EXIT_USAGE, "%s %s: exit %d, not %d", bad->words[0], value, o.exit_code, EXIT_USAGE);
         cr_expect(strstr(o.err, bad->named) != NULL, "%s %s: stderr does not name %s:\n%s", bad->words[0], value,
                   bad->named, o.err);
-        cr_expect(strstr(o.err, "step11/run --help") != NULL, "%s %s: stderr does not point to --help:\n%s",
+        cr_expect(strstr(o.err, "step13/run --help") != NULL, "%s %s: stderr does not point to --help:\n%s",
                   bad->words[0], value, o.err);
         cr_expect_str_empty(o.out, "%s %s: a usage error printed on stdout:\n%s", bad->words[0], value, o.out);
         outcome_free(&o);
@@ -181,14 +181,14 @@ Test(step11, bad_op_and_type_exit_2_naming_the_value)
 }
 
 /* --check has its own patterns: --type int beside a real-valued --pattern is no error there. */
-Test(step11, check_takes_type_int_whatever_the_pattern)
+Test(step13, check_takes_type_int_whatever_the_pattern)
 {
     struct outcome o = RUN(GPUS_HIDDEN, "--check", "--type", "int", "--pattern", "real");
     cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "exit %d (a usage error is 2):\n%s", o.exit_code, o.err);
     outcome_free(&o);
 }
 
-Test(step11, hidden_gpus_exit_3_saying_no_cuda_device)
+Test(step13, hidden_gpus_exit_3_saying_no_cuda_device)
 {
     const char *const *lines[] = {(const char *const[]){NULL},
                                   (const char *const[]){"--check", NULL},
@@ -198,7 +198,7 @@ Test(step11, hidden_gpus_exit_3_saying_no_cuda_device)
         struct outcome o = run_program(GPUS_HIDDEN, lines[l]);
         const char *what = lines[l][0] ? lines[l][0] : "(no options)";
         cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "%s: exit %d, not %d", what, o.exit_code, EXIT_ENVIRONMENT);
-        cr_expect(strstr(o.err, "step11: no CUDA device") != NULL, "%s: stderr:\n%s", what, o.err);
+        cr_expect(strstr(o.err, "step13: no CUDA device") != NULL, "%s: stderr:\n%s", what, o.err);
         cr_expect_str_empty(o.out, "%s: stdout (not even a CSV header): %s", what, o.out);
         outcome_free(&o);
     }
@@ -206,7 +206,7 @@ Test(step11, hidden_gpus_exit_3_saying_no_cuda_device)
 
 /* ---- on a GPU ----------------------------------------------------------------------------- */
 
-Test(step11, check_passes_for_every_op_and_type, .timeout = CHECK_TIMEOUT_S)
+Test(step13, check_passes_for_every_op_and_type, .timeout = CHECK_TIMEOUT_S)
 {
     require_gpu();
     struct outcome o = RUN(GPUS_SHOWN, "--check");
@@ -221,7 +221,7 @@ Test(step11, check_passes_for_every_op_and_type, .timeout = CHECK_TIMEOUT_S)
 }
 
 /* --op and --type narrow --check to the pairs they name. */
-Test(step11, check_of_one_pair_runs_fewer_cases, .timeout = CHECK_TIMEOUT_S)
+Test(step13, check_of_one_pair_runs_fewer_cases, .timeout = CHECK_TIMEOUT_S)
 {
     require_gpu();
     struct outcome o = RUN(GPUS_SHOWN, "--check", "--op", "sumsq", "--type", "int");
@@ -233,14 +233,14 @@ Test(step11, check_of_one_pair_runs_fewer_cases, .timeout = CHECK_TIMEOUT_S)
 }
 
 /* A prime n: partial rounds, a partial last block, a short tail, for every instantiation. */
-Test(step11, every_op_and_type_is_correct, .timeout = RUN_TIMEOUT_S)
+Test(step13, every_op_and_type_is_correct, .timeout = RUN_TIMEOUT_S)
 {
     require_gpu();
     for (int k = 0; k < OP_COUNT * TYPE_COUNT; k++) {
         const char *op = OPS[k / TYPE_COUNT], *type = TYPES[k % TYPE_COUNT];
         char start[LINE];
         struct outcome o = RUN(GPUS_SHOWN, "--op", op, "--type", type, "--quiet", "-n", "1000003");
-        snprintf(start, sizeof start, "step11 %s:%s n=1000003 pattern=uniform result=", op, type);
+        snprintf(start, sizeof start, "step13 %s:%s n=1000003 pattern=uniform result=", op, type);
         cr_expect_eq(o.exit_code, EXIT_CORRECT, "%s:%s: exit %d\n%s%s", op, type, o.exit_code, o.out, o.err);
         cr_expect(count_lines(o.out) == 1 && strncmp(o.out, start, strlen(start)) == 0 &&
                       strstr(o.out, " CORRECT\n") != NULL,
@@ -250,7 +250,7 @@ Test(step11, every_op_and_type_is_correct, .timeout = RUN_TIMEOUT_S)
 }
 
 /* No element: the operator's identity, 0 for the sums, the type's extremes for min and max. */
-Test(step11, an_empty_input_gives_each_identity, .timeout = RUN_TIMEOUT_S)
+Test(step13, an_empty_input_gives_each_identity, .timeout = RUN_TIMEOUT_S)
 {
     static const struct { const char *op, *type, *result; } EMPTY[] = {
         {"sum", "int", "result=0 "},        {"sumsq", "float", "result=0;0 "}, {"dot", "double", "result=0 "},
@@ -269,7 +269,7 @@ Test(step11, an_empty_input_gives_each_identity, .timeout = RUN_TIMEOUT_S)
 }
 
 /* The shared CSV header; sumsq's result and expected columns hold "sum;sum of squares". */
-Test(step11, csv_has_the_shared_header_and_two_values_for_sumsq, .timeout = RUN_TIMEOUT_S)
+Test(step13, csv_has_the_shared_header_and_two_values_for_sumsq, .timeout = RUN_TIMEOUT_S)
 {
     char line[LINE];
     require_gpu();
@@ -279,7 +279,7 @@ Test(step11, csv_has_the_shared_header_and_two_values_for_sumsq, .timeout = RUN_
     cr_expect_str_eq(line_at(o.out, 0, line), CSV_HEADER);
     for (int row = 1; row <= 3; row++) {
         line_at(o.out, row, line);
-        cr_expect(strncmp(line, "step11,sumsq:int,", strlen("step11,sumsq:int,")) == 0, "row %d: %s", row, line);
+        cr_expect(strncmp(line, "step13,sumsq:int,", strlen("step13,sumsq:int,")) == 0, "row %d: %s", row, line);
         cr_expect(strchr(line, ';') != NULL, "row %d has no 'sum;squares' value: %s", row, line);
         cr_expect(strstr(line, ",0;0,0;0,1,") != NULL, "row %d: not exact (error 0;0, bound 0;0) and ok: %s",
                   row, line);
@@ -288,7 +288,7 @@ Test(step11, csv_has_the_shared_header_and_two_values_for_sumsq, .timeout = RUN_
 }
 
 /* Document 001: 32 blocks of 256 threads, a[i] * b[i], the block results added on the CPU. */
-Test(step11, document_001s_dot_product_runs_with_its_launch_and_cpu_finish, .timeout = RUN_TIMEOUT_S)
+Test(step13, document_001s_dot_product_runs_with_its_launch_and_cpu_finish, .timeout = RUN_TIMEOUT_S)
 {
     require_gpu();
     struct outcome o = RUN(GPUS_SHOWN, "--op", "dot", "--blocks", "32", "--threads", "256", "--finish", "cpu");

@@ -1,12 +1,12 @@
-/* step10_vector_loads/variants: the kernels this step was chosen from, timed side by side.
+/* step12_small_n/variants: the kernels this step was chosen from, timed side by side.
  *
- * Each variant changes one thing in step10's grid kernel (reduce.cu): how a float4 is loaded,
+ * Each variant changes one thing in step12's grid kernel (reduce.cu): how a float4 is loaded,
  * how many threads a block has, how many float4 a thread reads, how the blocks finish, or
  * whether the grid is persistent (step09's shape: a grid that fills the GPU once and strides
  * over the input). All are timed like every step (the L2 flushed before each run, the input's
  * copies read in turn, CUDA events, the median) in one process with cub::DeviceReduce::Sum,
  * and each total is checked against the host's exact sum.
- *   make step10-variants && ./step10_vector_loads/variants/run -n 2^20..2^32 [--iters I]
+ *   make step12-variants && ./step12_small_n/variants/run -n 2^20..2^32 [--iters I]
  * It needs inputs that start on a 16-byte boundary and n a multiple of 4 (powers of two). */
 #include <cstdint>
 #include <cstring>
@@ -54,7 +54,7 @@ static __device__ float block_sum(float value)
     return value;
 }
 
-/* The finish after every block has its sum: step10's ticket, or an atomicAdd per block. */
+/* The finish after every block has its sum: step12's ticket, or an atomicAdd per block. */
 template <unsigned THREADS, int FINISH>
 static __device__ void finish(float sum, float *block_sums, unsigned *ticket, float *total)
 {
@@ -80,7 +80,7 @@ static __device__ void finish(float sum, float *block_sums, unsigned *ticket, fl
     }
 }
 
-/* Short blocks, as in step10: each thread reads VECTORS float4 once. */
+/* Short blocks, as in step12: each thread reads VECTORS float4 once. */
 template <unsigned THREADS, int VECTORS, int LOAD, int FINISH>
 __global__ void __launch_bounds__(THREADS) short_blocks(const float4 *in, size_t vectors, float *block_sums,
                                                         unsigned *ticket, float *total)
@@ -122,7 +122,7 @@ struct kernel_variant {
     bool persistent_grid, atomic;
 };
 static const struct kernel_variant VARIANTS[] = {
-    {"step10", "512 threads x 8 float4, L1::no_allocate, ticket (the step's choice)",
+    {"step12", "512 threads x 8 float4, L1::no_allocate, ticket (the step's choice)",
      short_blocks<512, 8, LOAD_NO_ALLOCATE, FINISH_TICKET>, 512, 8, false, false},
     {"ldg", "the same with plain __ldg loads", short_blocks<512, 8, LOAD_LDG, FINISH_TICKET>, 512, 8, false, false},
     {"evict-first", "the same, also evict-first from L2", short_blocks<512, 8, LOAD_EVICT_FIRST, FINISH_TICKET>, 512, 8, false, false},
@@ -130,7 +130,7 @@ static const struct kernel_variant VARIANTS[] = {
     {"1024-threads", "1024 threads x 8 float4", short_blocks<1024, 8, LOAD_NO_ALLOCATE, FINISH_TICKET>, 1024, 8, false, false},
     {"4-vectors", "512 threads x 4 float4 (64 bytes a thread)", short_blocks<512, 4, LOAD_NO_ALLOCATE, FINISH_TICKET>, 512, 4, false, false},
     {"16-vectors", "512 threads x 16 float4 (256 bytes a thread)", short_blocks<512, 16, LOAD_NO_ALLOCATE, FINISH_TICKET>, 512, 16, false, false},
-    {"atomic-add", "step10's loads, an atomicAdd per block (order varies)", short_blocks<512, 8, LOAD_NO_ALLOCATE, FINISH_ATOMIC>, 512, 8, false, true},
+    {"atomic-add", "step12's loads, an atomicAdd per block (order varies)", short_blocks<512, 8, LOAD_NO_ALLOCATE, FINISH_ATOMIC>, 512, 8, false, true},
     {"persistent", "a grid that fills the GPU once, 256 threads, 4 float4 per iteration", persistent<256, 4>, 256, 4, true, false},
 };
 enum { VARIANT_COUNT = sizeof VARIANTS / sizeof VARIANTS[0] };
@@ -177,8 +177,8 @@ static bool time_variant(const struct kernel_variant *v, struct input *input, co
     return total_read(s->total, total);
 }
 
-static const struct step_info STEP = {"step10-variants",
-    "step10's kernel and the variants it was chosen from, beside CUB", 512, 512, 512, false, false, NULL, NULL};
+static const struct step_info STEP = {"step12-variants",
+    "step12's kernel and the variants it was chosen from, beside CUB", 512, 512, 512, false, false, NULL, NULL};
 
 int main(int argc, char **argv)
 {

@@ -1,4 +1,4 @@
-/* step12_multi_gpu: the GPUs a process drives and how they meet. NCCL joins the GPUs; under
+/* step14_multi_gpu: the GPUs a process drives and how they meet. NCCL joins the GPUs; under
  * mpirun, MPI starts one process per GPU and hands them NCCL's id. host.c is the program;
  * team.c keeps the set-up, the combines and the clocks of several GPUs out of its way. */
 #ifndef STEP_TEAM_H

@@ -1,4 +1,4 @@
-/* step12_multi_gpu: several GPUs as one team (team.h says what each function does).
+/* step14_multi_gpu: several GPUs as one team (team.h says what each function does).
  *
  * How several GPUs are timed. Each run flushes every GPU's L2 (the toolbox's timer_start, on
  * the GPU's stream 0, followed by its start event); every GPU's own stream waits for all the
@@ -98,7 +98,7 @@ bool team_begin(struct team *t, const char *program)
 #else
     fprintf(stderr, "%s: started by mpirun, but built without MPI (no mpicc was found when it was built).\n"
             "  Run it without mpirun, and one process drives every GPU; or install OpenMPI's\n"
-            "  development files and rebuild: make step12_multi_gpu\n", program);
+            "  development files and rebuild: make step14_multi_gpu\n", program);
     return false;
 #endif
 }
@@ -276,7 +276,7 @@ size_t shard_start(size_t n, int rank, int size)
     return (n * (size_t)rank + (size_t)size - 1) / (size_t)size;
 }
 
-/* step10's device memory beside the input, for the most blocks any block size needs. */
+/* step12's device memory beside the input, for the most blocks any block size needs. */
 static bool scratch_create(struct scratch *s, size_t n)
 {
     unsigned blocks = reduce_blocks(n, FEWEST_THREADS);
