@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench (on a GPU): every step of the ladder, and cub::DeviceReduce::Sum beside it, over
 # n = 2^10 .. 2^30; step12 also over 2^31 .. 2^32 where the memory allows. Each step binary
-# measures itself (--csv): the L2 flushed before every run, the runs rotating over up to 4
+# measures itself (--csv): the L2 emptied before every run (by reading; the speed steps are
+# measured a second time with the L2 emptied by writing, --flush write, docs/measuring.md), the runs rotating over up to 4
 # device copies of the input, the median of the timed runs, then CUB timed the same way on
 # the same copies. One CSV comes out, with a date column; then two tables: the ladder at
 # n = 2^25 and step12 over every n.
@@ -29,6 +30,7 @@ LARGE_ITERS=50
 SPEED_STEP=step12          # also over the largest sizes, where the memory allows
 SPEED_LAST_EXPONENTS=(31 32)
 SKIPPED_STEPS=(step14)     # several GPUs: not part of this sweep
+WRITE_FLUSH_STEPS=(step10 step11 step12)   # also measured with an L2 full of dirty lines
 OPTIONAL_STEPS=(step13)    # measured where it is built
 BYTES_PER_FLOAT=4
 HEADROOM_MIB=1024          # beyond one copy of the input: the L2 scratch, CUB, the runtime
@@ -118,21 +120,25 @@ speed_extension_last() {
     echo "$best"
 }
 
+flushes_of() {    # directory -> "read" or "read write"
+    if [[ " ${WRITE_FLUSH_STEPS[*]} " == *" $(short_name "$1") "* ]]; then echo "read write"; else echo "read"; fi
+}
+
 # ---- running ----
 failures=()
 outputs=()
 
-run_segment() {   # directory first last iters
-    local directory=$1 first=$2 last=$3 iters=$4 name out status started extra=()
+run_segment() {   # directory first last iters [flush]
+    local directory=$1 first=$2 last=$3 iters=$4 flush=${5:-read} name out status started extra=()
     name=$(short_name "$directory")
-    out="$work/$name.$first-$last.csv"
+    out="$work/$name.$first-$last.$flush.csv"
     # shellcheck disable=SC2206 # the table holds words, e.g. "--op sum --type float"
     [ -z "${STEP_ARGUMENTS[$name]:-}" ] || extra=(${STEP_ARGUMENTS[$name]})
     started=$SECONDS
-    "$directory/run" -n "2^$first..2^$last" --iters "$iters" --csv "${extra[@]}" \
+    "$directory/run" -n "2^$first..2^$last" --iters "$iters" --flush "$flush" --csv "${extra[@]}" \
         >"$out" 2>"$out.err"
     status=$?
-    note "$name n = 2^$first .. 2^$last, $iters timed runs each${extra[*]:+ (${extra[*]})}:" \
+    note "$name n = 2^$first .. 2^$last, --flush $flush, $iters timed runs each${extra[*]:+ (${extra[*]})}:" \
          "exit $status, $((SECONDS - started)) s"
     [ -s "$out" ] && outputs+=("$out")
     if [ "$status" -ne 0 ]; then
@@ -146,7 +152,7 @@ run_segment() {   # directory first last iters
 }
 
 main() {
-    local directories=() listed directory first last exponents segment out extension date
+    local directories=() listed directory first last exponents segment out extension date flush
     [ $# -eq 0 ] || die 2 "no arguments: BENCH_STEPS, BENCH_SIZES, BENCH_ITERS and BENCH_OUT" \
         "choose (see the top of bench/bench.sh)"
     if [ -n "${BENCH_ITERS:-}" ] && ! [[ $BENCH_ITERS =~ ^[1-9][0-9]*$ ]]; then
@@ -172,16 +178,18 @@ main() {
     date=$(utc_now)
     local started=$SECONDS
     for directory in "${directories[@]}"; do
-        while read -r segment; do
-            # shellcheck disable=SC2086 # "first last iters"
-            run_segment "$directory" $segment
-        done < <(segments "$first" "$last")
-        if [ "$(short_name "$directory")" = "$SPEED_STEP" ] && [ -z "${BENCH_SIZES:-}" ]; then
-            extension=$(speed_extension_last)
-            [ -z "$extension" ] ||
-                run_segment "$directory" "${SPEED_LAST_EXPONENTS[0]}" "$extension" \
-                    "$(iters_for "$extension")"
-        fi
+        for flush in $(flushes_of "$directory"); do
+            while read -r segment; do
+                # shellcheck disable=SC2086 # "first last iters"
+                run_segment "$directory" $segment "$flush"
+            done < <(segments "$first" "$last")
+            if [ "$(short_name "$directory")" = "$SPEED_STEP" ] && [ -z "${BENCH_SIZES:-}" ]; then
+                extension=$(speed_extension_last)
+                [ -z "$extension" ] ||
+                    run_segment "$directory" "${SPEED_LAST_EXPONENTS[0]}" "$extension" \
+                        "$(iters_for "$extension")" "$flush"
+            fi
+        done
     done
     [ ${#outputs[@]} -gt 0 ] || die 1 "no step wrote a CSV row"
     python3 bench/bench_tables.py merge "$out" "$date" "${outputs[@]}" || exit 1

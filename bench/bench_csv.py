@@ -6,16 +6,18 @@ import statistics
 import sys
 
 LADDER_N = 2 ** 25          # the documents' N: the ladder's rows
+READ_FLUSH, WRITE_FLUSH = "read", "write"   # the L2 emptied by reading (clean) or writing (dirty)
 BYTES_PER_FLOAT = 4
 BYTES_PER_GB = 1e9
 MS_PER_S = 1e3
 PERCENT = 100.0
 CUB = "CUB"
 # common/report.c's header, column for column; bench.sh appends DATE
-STEP_COLUMNS = ["step", "variant", "n", "pattern", "result", "expected", "error", "bound", "ok",
+STEP_COLUMNS = ["step", "variant", "n", "pattern", "flush", "result", "expected", "error", "bound", "ok",
                 "ms_median", "ms_min", "gb_per_s", "peak_pct", "cub_ms_median", "ratio_to_cub",
                 "device", "cuda"]
 DATE = "date"
+FLUSH = "flush"
 COLUMNS = STEP_COLUMNS + [DATE]
 INTEGERS = ["n", "ok"]
 FLOATS = ["result", "expected", "error", "bound", "ms_median", "ms_min", "gb_per_s", "peak_pct",
@@ -43,8 +45,12 @@ def read(path, program, columns):
 
 
 def load(path, program):
-    """The rows of a bench CSV, numbers converted; a CUB time of 0 becomes None."""
-    rows = [convert(row, path, program) for row in read(path, program, COLUMNS)]
+    """The rows of a bench CSV, numbers converted; a CUB time of 0 becomes None. A CSV from
+    before --flush existed was measured with the L2 emptied by reading."""
+    required = [column for column in COLUMNS if column != FLUSH]
+    rows = [convert(row, path, program) for row in read(path, program, required)]
+    for row in rows:
+        row[FLUSH] = row.get(FLUSH) or READ_FLUSH
     if not rows:
         fail(program, f"{path} has no rows")
     return rows
@@ -64,11 +70,18 @@ def convert(row, path, program):
     return row
 
 
+
+
+def with_flush(rows, flush):
+    """The rows measured after the L2 was emptied that way (--flush)."""
+    return [row for row in rows if row["flush"] == flush]
+
+
 def distinct(rows):
-    """The first row of each (step, variant, n), in the file's order."""
+    """The first row of each (step, variant, n, flush), in the file's order."""
     seen, kept = set(), []
     for row in rows:
-        key = (row["step"], row["variant"], row["n"])
+        key = (row["step"], row["variant"], row["n"], row["flush"])
         if key not in seen:
             seen.add(key)
             kept.append(row)

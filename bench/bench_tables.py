@@ -65,10 +65,11 @@ def ladder_table(rows, peak):
     return [title, ""] + aligned(header, body, left=2)
 
 
-def speed_table(rows, step):
+def speed_table(rows, step, flush):
+    rows = bench_csv.with_flush(rows, flush)
     keys = [key for key in bench_csv.series_keys(rows) if key[0] == step]
     if not keys:
-        return [f"(no {step} rows)"]
+        return [f"(no {step} rows with --flush {flush})"]
     series = [row for row in rows if (row["step"], row["variant"]) == keys[0]]
     body = []
     for row in sorted(series, key=lambda r: r["n"]):
@@ -79,7 +80,7 @@ def speed_table(rows, step):
                      "-" if cub is None else f"{cub:.6f}", "-" if cub_pct is None else f"{cub_pct:.2f}",
                      ratio(row["ratio_to_cub"])])
     header = ["n", "ms median", "GB/s", "% of peak", "CUB ms", "CUB % of peak", "x CUB"]
-    return [f"{step} ({keys[0][1]}) over n", ""] + aligned(header, body)
+    return [f"{step} ({keys[0][1]}) over n, the L2 emptied by {flush}ing before each run", ""] + aligned(header, body)
 
 
 def summary(path, step):
@@ -88,7 +89,9 @@ def summary(path, step):
     peak = bench_csv.peak_gb_per_s(rows)
     peak_text = f"peak {peak:.0f} GB/s" if peak else "peak unknown"
     lines = [f"{device}, CUDA {cuda}, {peak_text}, {date}", ""]
-    lines += ladder_table(rows, peak) + [""] + speed_table(rows, step)
+    lines += ladder_table(bench_csv.with_flush(rows, bench_csv.READ_FLUSH), peak)
+    for flush in (bench_csv.READ_FLUSH, bench_csv.WRITE_FLUSH):
+        lines += [""] + speed_table(rows, step, flush)
     print("\n".join(lines))
 
 

@@ -88,7 +88,7 @@ def main(argv):
         bench_csv.fail(PROGRAM, "usage: bench/readme_table.py CSV [README]")
     csv_path = argv[1]
     readme = argv[2] if len(argv) == 3 else "README.md"
-    rows = bench_csv.distinct(bench_csv.load(csv_path, PROGRAM))
+    rows = bench_csv.with_flush(bench_csv.distinct(bench_csv.load(csv_path, PROGRAM)), bench_csv.READ_FLUSH)
     try:
         with open(readme, encoding="utf-8") as handle:
             text = handle.read()

@@ -6,7 +6,7 @@
 #include "toolbox.h"
 
 enum option_id { OPT_N, OPT_PATTERN, OPT_SEED, OPT_ITERS, OPT_WARMUP, OPT_BUFFERS, OPT_THREADS, OPT_BLOCKS,
-                 OPT_FINISH, OPT_VARIANT, OPT_CHECK, OPT_NO_CUB, OPT_CSV, OPT_QUIET, OPT_HELP, SHARED_OPTIONS };
+                 OPT_FINISH, OPT_FLUSH, OPT_VARIANT, OPT_CHECK, OPT_NO_CUB, OPT_CSV, OPT_QUIET, OPT_HELP, SHARED_OPTIONS };
 enum { DEFAULT_ITERS = 20, DEFAULT_WARMUP = 3, DEFAULT_BUFFERS = 4, DEFAULT_SEED = 2026, MAX_RUNS = 100000,
        MAX_SHIFT = 62, NAME_WIDTH = 12 };
 
@@ -23,6 +23,8 @@ static const struct shared_option { struct extra_option text; unsigned long long
     {{"threads", "T", "threads per block, a power of two in"}, 0, 0},
     {{"blocks", "B", "blocks in the grid   [chosen from n and the GPU]"}, 1, INT_MAX},
     {{"finish", "F", "gpu: the GPU adds the block sums; cpu: the host adds them   [gpu]"}, 0, 0},
+    {{"flush", "L", "how the L2 is emptied before each timed run: read (it holds clean\n"
+                    "                 lines) or write (dirty lines, written back during the run)   [read]"}, 0, 0},
     {{"variant", "V", "one of"}, 0, 0},
     {{"check", NULL, "run the correctness matrix instead (docs/verification.md)"}, 0, 0},
     {{"no-cub", NULL, "do not time cub::DeviceReduce::Sum beside the step"}, 0, 0},
@@ -140,6 +142,10 @@ static int parse_value(const struct step_info *s, int id, const char *value, str
     case OPT_FINISH:
         if (strcmp(value, "gpu") && strcmp(value, "cpu")) return usage_error(s, "--finish takes gpu or cpu, not '%s'", value);
         o->finish = strcmp(value, "cpu") == 0 ? FINISH_CPU : FINISH_GPU;
+        break;
+    case OPT_FLUSH:
+        if (strcmp(value, "read") && strcmp(value, "write")) return usage_error(s, "--flush takes read or write, not '%s'", value);
+        o->flush = strcmp(value, "write") == 0 ? FLUSH_WRITE : FLUSH_READ;
         break;
     case OPT_VARIANT:
         for (o->variant = 0; s->variants[o->variant].name != NULL; o->variant++)

@@ -39,9 +39,10 @@ void input_free(struct input *input)
     memset(input, 0, sizeof *input);
 }
 
-/* Reading, rather than writing with cudaMemset, leaves the L2 full of clean lines: the timed
- * run evicts them for free, where dirty lines would be written back inside it. The scratch
- * holds zeros, so `sink` is never written, but the compiler cannot drop the loads. */
+/* Reading leaves the L2 full of clean lines: the timed run evicts them for free. Writing (with
+ * cudaMemset, --flush write) leaves it full of dirty lines, as when the input was just written
+ * by another kernel: the timed run's reads then share DRAM with their write-back. The scratch
+ * holds zeros either way, so `sink` is never written, but the compiler cannot drop the loads. */
 __global__ void read_to_evict(const float4 *scratch, size_t vectors, float *sink)
 {
     float sum = 0.0f;
@@ -50,10 +51,12 @@ __global__ void read_to_evict(const float4 *scratch, size_t vectors, float *sink
     if (sum != 0.0f) *sink = sum;
 }
 
-bool timer_make(struct timer *timer, const struct device_info *device, int capacity)
+bool timer_make(struct timer *timer, const struct device_info *device, const struct options *options)
 {
+    int capacity = options->iters;
     memset(timer, 0, sizeof *timer);
     timer->capacity = capacity;
+    timer->flush = options->flush;
     timer->scratch_bytes = L2_CAPACITIES * device->l2_bytes / sizeof(float4) * sizeof(float4);
     if ((timer->samples = (double *)malloc((capacity + 1) * sizeof(double))) == NULL) return false;
     CUDA_TRY(cudaEventCreate(&timer->start));
@@ -67,8 +70,12 @@ bool timer_start(struct timer *timer)
 {
     size_t vectors = timer->scratch_bytes / sizeof(float4);
     float4 *scratch = (float4 *)timer->scratch;
-    read_to_evict<<<FLUSH_BLOCKS, FLUSH_THREADS>>>(scratch, vectors, (float *)(scratch + vectors));
-    CUDA_TRY(cudaGetLastError());
+    if (timer->flush == FLUSH_WRITE) {
+        CUDA_TRY(cudaMemsetAsync(scratch, 0, timer->scratch_bytes, 0));
+    } else {
+        read_to_evict<<<FLUSH_BLOCKS, FLUSH_THREADS>>>(scratch, vectors, (float *)(scratch + vectors));
+        CUDA_TRY(cudaGetLastError());
+    }
     CUDA_TRY(cudaEventRecord(timer->start, 0));
     return true;
 }

@@ -41,6 +41,9 @@ bool sum_on_host(const float *block_sums, size_t count, float *total);  /* docum
 enum exit_code { EXIT_CORRECT = 0, EXIT_WRONG = 1, EXIT_USAGE = 2, EXIT_ENVIRONMENT = 3 };
 enum { OPTIONS_RUN = -1, MAX_EXTRA_OPTIONS = 4, MAX_BUFFERS = 8 };
 enum finish { FINISH_GPU, FINISH_CPU };
+/* How the L2 is emptied before each timed run (docs/measuring.md): by reading, which leaves
+ * clean lines, or by writing, which leaves dirty lines the timed run must write back. */
+enum flush { FLUSH_READ, FLUSH_WRITE };
 #define DEFAULT_N ((size_t)32 * 1024 * 1024)   /* the documents' N = 32*1024*1024 */
 #define MAX_N ((size_t)1 << 32)
 struct variant { const char *name, *about; };
@@ -62,6 +65,7 @@ struct options {
     int iters, warmup, buffers, variant;
     unsigned threads, blocks;                /* blocks 0: the step chooses */
     enum finish finish;
+    enum flush flush;
     bool check, cub, csv, quiet;
     const char *extra[MAX_EXTRA_OPTIONS];    /* per extras entry: NULL absent, "" a flag given */
 };
@@ -104,9 +108,17 @@ bool input_create(struct input *input, const struct options *options, size_t n,
                   const struct device_info *device);
 void input_free(struct input *input);
 struct timing { double median_ms, min_ms, max_ms; int runs; };   /* runs 0: not measured */
-struct timer { cudaEvent_t start, stop; void *scratch; size_t scratch_bytes; double *samples; int runs, capacity; };
-bool timer_make(struct timer *timer, const struct device_info *device, int capacity);
-bool timer_start(struct timer *timer);       /* evicts the L2 (untimed), records the start */
+struct timer {
+    cudaEvent_t start, stop;
+    void *scratch;
+    size_t scratch_bytes;
+    enum flush flush;
+    double *samples;
+    int runs, capacity;
+};
+/* Room for options->iters samples; the L2 emptied as options->flush says. */
+bool timer_make(struct timer *timer, const struct device_info *device, const struct options *options);
+bool timer_start(struct timer *timer);       /* empties the L2 (untimed), records the start */
 bool timer_stop(struct timer *timer, bool keep);   /* waits; keeps the sample unless warm-up */
 struct timing timer_summary(struct timer *timer);  /* of the samples kept since the last one */
 void timer_free(struct timer *timer);

@@ -75,7 +75,7 @@ static int measure(const struct options *o, const struct device_info *device, si
     const float *device_total = NULL;
     bool ok = CUDA_OK(cudaMalloc((void **)&work, (n + 1) * sizeof(float))) &&
               CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(n, o->threads))) &&
-              timer_make(&timer, device, o->iters) &&
+              timer_make(&timer, device, o) &&
               input_create(&input, o, n, device);
     for (int run = 0; ok && run < o->warmup + o->iters; run++)
         ok = CUDA_OK(cudaMemcpy(work, input.copies[run % input.count], n * sizeof(float),

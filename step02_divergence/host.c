@@ -73,7 +73,7 @@ static int measure(const struct options *o, const struct device_info *device, si
     struct report report = report_start(&STEP, device, o, n);
     const float *device_total = NULL;
     bool ok = CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(n, o->threads))) &&
-              timer_make(&timer, device, o->iters) &&
+              timer_make(&timer, device, o) &&
               input_create(&input, o, n, device);
     for (int run = 0; ok && run < o->warmup + o->iters; run++)
         ok = timer_start(&timer) &&

@@ -80,7 +80,7 @@ static int measure(const struct options *o, const struct device_info *device, si
     struct timer timer = {0};
     struct input input = {0};
     struct report report = report_start(&STEP, device, o, n);
-    bool ok = buffers_create(&buffers, blocks_for(n, o->threads)) && timer_make(&timer, device, o->iters) &&
+    bool ok = buffers_create(&buffers, blocks_for(n, o->threads)) && timer_make(&timer, device, o) &&
               input_create(&input, o, n, device);
     for (int run = 0; ok && run < o->warmup + o->iters; run++)
         ok = timer_start(&timer) && reduce(input.copies[run % input.count], n, o->threads, o->variant, &buffers) &&

@@ -121,7 +121,7 @@ static int measure(const struct options *o, const struct device_info *device, st
     struct generic_launch job = {0};
     struct report report = report_start(&STEP, device, o, n);
     double result[MAX_RESULT_VALUES] = {0};
-    bool ok = buffers_create(&buffers, blocks) && timer_make(&timer, device, o->iters) &&
+    bool ok = buffers_create(&buffers, blocks) && timer_make(&timer, device, o) &&
               typed_input_create(&input, o, n, p, device);
     for (int run = 0; ok && run < o->warmup + o->iters; run++) {
         job = launch_for(p, input.a[run % input.count], input.b, n, &shape, &buffers);

@@ -222,6 +222,7 @@ ParameterizedTest(int *index, gpu, csv_range_prints_the_header_and_a_correct_row
         cr_expect_str_eq(fields[COL_VARIANT], step->correct[0] ? step->correct[0] : "-");
         cr_expect_str_eq(fields[COL_N], SIZES[row]);
         cr_expect_str_eq(fields[COL_PATTERN], "uniform");
+        cr_expect_str_eq(fields[COL_FLUSH], "read");
         cr_expect_str_eq(fields[COL_OK], "1", "n = %s: ok %s", SIZES[row], fields[COL_OK]);
         cr_expect_gt(strtod(fields[COL_MS_MEDIAN], NULL), 0.0, "ms_median %s", fields[COL_MS_MEDIAN]);
         cr_expect_gt(strtod(fields[COL_RATIO_TO_CUB], NULL), 0.0, "ratio_to_cub %s", fields[COL_RATIO_TO_CUB]);

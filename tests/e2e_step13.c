@@ -27,7 +27,7 @@ enum { OP_COUNT = sizeof OPS / sizeof OPS[0], TYPE_COUNT = sizeof TYPES / sizeof
 /* An empty CUDA_VISIBLE_DEVICES hides every GPU, so these paths run the same anywhere. */
 static const char HIDE_EVERY_GPU[] = "CUDA_VISIBLE_DEVICES=";
 static const char CHECK_PASSED[] = "check: all ";
-static const char CSV_HEADER[] = "step,variant,n,pattern,result,expected,error,bound,ok,ms_median,ms_min,"
+static const char CSV_HEADER[] = "step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,"
                                  "gb_per_s,peak_pct,cub_ms_median,ratio_to_cub,device,cuda";
 /* Below the real count (15 pairs on each integer case, 10 on each real-valued one: 183,330
  * on the matrix of common/check.c), far above a matrix that ran one pair: a --check that

@@ -29,9 +29,9 @@ struct criterion_test_params ladder_indices(void);
 
 /* The CSV columns every step prints (common/report.c), in order. */
 #define REPORT_CSV_HEADER                                                                      \
-    "step,variant,n,pattern,result,expected,error,bound,ok,ms_median,ms_min,gb_per_s,peak_pct," \
+    "step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,gb_per_s,peak_pct," \
     "cub_ms_median,ratio_to_cub,device,cuda"
-enum csv_column { COL_STEP, COL_VARIANT, COL_N, COL_PATTERN, COL_RESULT, COL_EXPECTED, COL_ERROR,
+enum csv_column { COL_STEP, COL_VARIANT, COL_N, COL_PATTERN, COL_FLUSH, COL_RESULT, COL_EXPECTED, COL_ERROR,
                   COL_BOUND, COL_OK, COL_MS_MEDIAN, COL_MS_MIN, COL_GB_PER_S, COL_PEAK_PCT,
                   COL_CUB_MS_MEDIAN, COL_RATIO_TO_CUB, COL_DEVICE, COL_CUDA, CSV_COLUMNS };
 /* Splits one CSV line (no newline) in place. Only the device name may hold a comma, so the

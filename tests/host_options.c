@@ -93,6 +93,7 @@ Test(options, no_arguments_give_the_documented_defaults)
     cr_expect_eq(o.threads, PLAIN.default_threads);
     cr_expect_eq(o.blocks, 0, "the step chooses its grid");
     cr_expect_eq(o.finish, FINISH_GPU);
+    cr_expect_eq(o.flush, FLUSH_READ, "the L2 is emptied by reading unless --flush write");
     cr_expect_eq(o.variant, 0);
     cr_expect(o.cub, "CUB is timed beside the step unless --no-cub");
     cr_expect_not(o.check || o.csv || o.quiet);
@@ -195,6 +196,8 @@ Test(options, finish_flags_and_variants)
 {
     cr_expect_eq(ACCEPTED(&PLAIN, "--finish", "cpu").finish, FINISH_CPU);
     cr_expect_eq(ACCEPTED(&PLAIN, "--finish", "cpu", "--finish", "gpu").finish, FINISH_GPU);
+    cr_expect_eq(ACCEPTED(&ONE_LAUNCH, "--flush", "write").flush, FLUSH_WRITE);
+    cr_expect_eq(ACCEPTED(&PLAIN, "--flush", "write", "--flush", "read").flush, FLUSH_READ);
     struct options o = ACCEPTED(&PLAIN, "--check", "--csv", "--quiet", "--no-cub");
     cr_expect(o.check && o.csv && o.quiet && !o.cub);
     cr_expect_eq(ACCEPTED(&GRID, "--variant", "thread0").variant, 1);
@@ -296,6 +299,7 @@ static const struct bad_line BAD_LINES[] = {
     {&PLAIN, {"--buffers", "0"}, "'0'"},
     {&PLAIN, {"--buffers", "9"}, "'9'"},
     {&PLAIN, {"--finish", "gpu2"}, "'gpu2'"},
+    {&PLAIN, {"--flush", "dirty"}, "'dirty'"},
     {&PLAIN, {"--blocks", "3"}, "'--blocks'"},
     {&PLAIN, {"--variant", "tree"}, "'--variant'"},
     {&PLAIN, {"--clock"}, "'--clock'"},

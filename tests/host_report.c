@@ -117,6 +117,7 @@ Test(report, csv_row_holds_every_figure)
     cr_expect_str_eq(fields[COL_VARIANT], "thread0");
     cr_expect_str_eq(fields[COL_N], "1048576");
     cr_expect_str_eq(fields[COL_PATTERN], "uniform");
+    cr_expect_str_eq(fields[COL_FLUSH], "read");
     expect_near(fields[COL_RESULT], report.result, NINE_DIGITS * report.result, "result");
     expect_near(fields[COL_EXPECTED], report.reference.sum, 0, "expected");
     expect_near(fields[COL_ERROR], report.result - report.reference.sum, NINE_DIGITS, "error");
