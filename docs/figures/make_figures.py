@@ -51,8 +51,8 @@ EXTRA = "#e15759"         # an extra round, a wrong read, an overhead that goes 
 UNUSED = "#c6d4e3"        # a lane that computes a value nobody reads
 NEVER = "#ffffff"         # an element nobody reads
 EDGE = "#ffbe7d"          # the head and tail floats of an unaligned input
-GLOBAL_BAND = "#fdf3e1"   # global memory (DRAM, through L2)
-SHARED_BAND = "#e7f3e3"   # shared memory (on chip)
+GLOBAL_BAND = "#fbe3bd"   # global memory (DRAM, through L2)
+SHARED_BAND = "#d3ebcb"   # shared memory (on chip)
 REGISTER_BAND = "#eceffa" # registers
 BARRIER = "#222222"       # __syncthreads()
 INK = "#222222"
@@ -142,6 +142,17 @@ def chip(figure, x, y, label, fill, ink=INK, size=11):
     figure.rect(x, y, width, 17, fill, "#888888", 0.8, rx=3)
     figure.text(x + width / 2, y + 12.5, label, size=size, anchor="middle", fill=ink)
     return x + width
+
+
+def lane_strip(figure, x0, y, lane_width, height, colours):
+    """A row of lanes, each lane_width wide: runs of one colour drawn as one rectangle, so that
+    no seams show between lanes of the same colour. None leaves a lane blank."""
+    start = 0
+    for index in range(1, len(colours) + 1):
+        if index == len(colours) or colours[index] != colours[start]:
+            if colours[start] is not None:
+                figure.rect(x0 + start * lane_width, y, (index - start) * lane_width, height, colours[start])
+            start = index
 
 
 def warp_colour(thread):
@@ -538,8 +549,9 @@ def figure_step00():
     f.text(16, y, "if (threadIdx.x %% (2*len) == 0 && i + len < n) data[i] += data[i + len];  (%d adds)" % adds,
            size=12, fill=INK)
     y += 20
+    adds256 = sum(len(step00_adds(README_BLOCK, length, README_BLOCK)) for length in tree_levels_upward(README_BLOCK))
     f.text(16, y, "Global memory: %d loads and %d stores for these 32 elements (%d and %d for a block of 256)."
-           % (2 * adds + 1, adds + 1, 2 * 255 + 1, 256), size=12)
+           % (2 * adds + 1, adds + 1, 2 * adds256 + 1, adds256 + 1), size=12)
     y += 20
     f.text(16, y, "The input is gone afterwards: slot 0 holds the block's sum, the others partial sums.",
            size=12, fill=MUTED)
@@ -554,14 +566,14 @@ def figure_step01():
     y = f.title("step01: the same tree on a shared-memory copy",
                 "One block of 32 threads. One read of the input, the tree on chip, one write of the sum.")
     x0, cell, height = 70, 21, 18
-    y += 14
+    y += 30
     f.rect(x0 - 4, y - 4, TREE_BLOCK * cell + 6, height + 8, GLOBAL_BAND)
     f.text(x0 - 8, y + 13, "in[]", size=12, anchor="end")
     for slot in range(TREE_BLOCK):
         f.rect(x0 + slot * cell, y, cell - 2, height, "#ffffff", GRID_LINE)
         f.text(x0 + slot * cell + (cell - 2) / 2, y + 13, str(slot), size=10, anchor="middle")
     f.text(x0 + TREE_BLOCK * cell + 8, y + 13, "global", size=12)
-    f.text(x0, y - 10, "partial[t] = in[i]: 32 consecutive floats, one coalesced load; the input is left as it was",
+    f.text(x0, y - 12, "partial[t] = in[i]: 32 consecutive floats, one coalesced load; the input is left as it was",
            size=12, weight="bold")
     top = y + 40
     for slot in range(TREE_BLOCK):
@@ -621,9 +633,7 @@ def warp_row(f, x0, y, block, working, lane_width, warp_width, gap, height=14):
         busy = any(t in working for t in lanes)
         if busy:
             issuing += 1
-            for lane, t in enumerate(lanes):
-                f.rect(wx + lane * lane_width, y, lane_width, height,
-                       warp_colour(t) if t in working else IDLE)
+            lane_strip(f, wx, y, lane_width, height, [warp_colour(t) if t in working else IDLE for t in lanes])
             f.rect(wx - 1, y - 1, warp_width + 2, height + 2, "none", INK, 1.4)
         else:
             f.rect(wx, y, warp_width, height, IDLE_WARP, "#dddddd", 0.6)
@@ -689,8 +699,8 @@ def figure_step03():
     f = Figure()
     y = f.title("step03: the banks warp 0 touches, one level per band",
                 "Block of 256, warp 0's store partial[...] (the loads look the same). Each row is one round.")
-    cell = 10
-    left, right = 72, 452
+    cell = 9
+    left, right = 66, 502
     y += 26
     f.text(left, y, "step02: partial[2*len*t]", size=13, weight="bold")
     f.text(right, y, "step03: partial[t]", size=13, weight="bold")
@@ -698,28 +708,30 @@ def figure_step03():
     for x in (left, right):
         for bank in (0, 8, 16, 24, 31):
             f.text(x + bank * cell + cell / 2, y, str(bank), size=10, anchor="middle", fill=MUTED)
-    f.text(left - 8, y, "bank", size=10, anchor="end", fill=MUTED)
+        f.text(x - 6, y, "bank", size=10, anchor="end", fill=MUTED)
+    f.text(left + BANKS * cell + 6, y, "extra x warps", size=10, fill=MUTED)
     y += 6
     levels02 = list(tree_levels_upward(README_BLOCK))
     levels03 = list(tree_levels_downward(README_BLOCK))
     for length02, length03 in zip(levels02, levels03):
-        stores02 = warp_accesses(step02_adds(README_BLOCK, length02), 0)[0]
+        adds02 = step02_adds(README_BLOCK, length02)
+        stores02 = warp_accesses(adds02, 0)[0]
         stores03 = warp_accesses(step03_adds(README_BLOCK, length03), 0)[0]
-        rows = max(bank_rounds(stores02)[0], bank_rounds(stores03)[0] if stores03 else 1)
-        f.text(left - 8, y + 9, "len %d" % length02, size=11, anchor="end")
+        rows = max(bank_rounds(stores02)[0], bank_rounds(stores03)[0])
+        f.text(left - 6, y + 8, "len %d" % length02, size=11, anchor="end")
         rounds02 = bank_panel(f, left, y, stores02, rows, cell)
         rounds03 = bank_panel(f, right, y, stores03, rows, cell)
-        extra02 = extra_rounds_per_block(step02_adds(README_BLOCK, length02), 0)
-        f.text(left + BANKS * cell + 6, y + 9, "+%d" % (rounds02 - 1), size=11,
+        f.text(left + BANKS * cell + 6, y + 8, "+%d x %d" % (rounds02 - 1, warps_issuing(adds02)), size=11,
                fill=EXTRA if rounds02 > 1 else MUTED, weight="bold")
-        f.text(left + BANKS * cell + 30, y + 9, "(%d / block)" % extra02, size=10, fill=MUTED)
-        f.text(right - 8, y + 9, "len %d" % length03, size=11, anchor="end")
-        f.text(right + BANKS * cell + 6, y + 9, "+%d" % (rounds03 - 1), size=11, fill=MUTED, weight="bold")
+        f.text(right - 6, y + 8, "len %d" % length03, size=11, anchor="end")
+        f.text(right + BANKS * cell + 6, y + 8, "+%d" % (rounds03 - 1), size=11, fill=MUTED, weight="bold")
         y += rows * 9 + 8
     store_extra = sum(extra_rounds_per_block(step02_adds(README_BLOCK, length), 0) for length in levels02)
     y += 14
-    f.text(16, y, "+k = extra rounds of warp 0 at that level: rounds - 1 (what Nsight Compute counts as conflicts).",
+    f.text(16, y, "+k x w: k extra rounds (rounds - 1) in each of the w warps that work at that level;",
            size=12)
+    y += 18
+    f.text(16, y, "Nsight Compute counts the extra rounds as bank conflicts.", size=12)
     y += 20
     f.text(16, y, "step02: %d extra rounds per block for the store, %d for the two loads; x %d blocks = %s and %s."
            % (store_extra, 2 * store_extra, PROFILE_BLOCKS, grouped(store_extra * PROFILE_BLOCKS),
@@ -792,41 +804,37 @@ def figure_step05():
                 "A block of 256 threads (8 warps). Black bar: __syncthreads(), every warp waits there.")
     box, gap, height = 30, 4, 14
     panel_width = 8 * (box + gap)
-    left, right = 70, 70 + panel_width + 95
+    left = 62
+    middle = left + panel_width + 40
+    right = middle + 56
     y += 28
     f.text(left, y, "step04: a barrier after every level", size=13, weight="bold")
     f.text(right, y, "step05: barriers down to len = 32", size=13, weight="bold")
-    y += 10
-    lane = box / WARP_SIZE
+    f.text(middle, y + 16, "threads", size=10, anchor="middle", fill=MUTED)
+    y += 26
     levels = list(tree_levels_downward(README_BLOCK))
     barriers = {"step04": 0, "step05": 0}
     syncwarps = 0
     for length in levels:
         f.text(left - 8, y + 11, "len %d" % length, size=11, anchor="end")
-        f.text(right - 8, y + 11, "len %d" % length, size=11, anchor="end")
         working = {t for t, _, _ in step03_adds(README_BLOCK, length)}
+        f.text(middle, y + 11, str(len(working)), size=11, anchor="middle", fill=MUTED)
         for panel, x in (("step04", left), ("step05", right)):
             in_last_warp = panel == "step05" and length < WARP_SIZE
             for warp in range(README_BLOCK // WARP_SIZE):
-                wx = x + warp * (box + gap)
                 if in_last_warp and warp > 0:
                     continue            # warps 1..7 have left: nothing more to wait for
-                for l in range(WARP_SIZE):
-                    t = warp * WARP_SIZE + l
-                    if t in working:
-                        fill = warp_colour(t)
-                    elif in_last_warp:
-                        fill = UNUSED   # runs the tail, its sum is never read
-                    else:
-                        fill = IDLE
-                    f.rect(wx + l * lane, y, lane + 0.05, height, fill)
+                lanes = [warp * WARP_SIZE + l for l in range(WARP_SIZE)]
+                # in the last warp every lane runs the tail; lanes >= len compute unused sums
+                lane_strip(f, x + warp * (box + gap), y, box / WARP_SIZE, height,
+                           [warp_colour(t) if t in working else (UNUSED if in_last_warp else IDLE)
+                            for t in lanes])
             if in_last_warp:
                 f.line(x, y + height + 3, x + box, y + height + 3, stroke=BARRIER, width=1.2, dash="3,2")
                 syncwarps += 2
             else:
                 f.rect(x - 2, y + height + 2, panel_width - gap + 4, 3, BARRIER)
                 barriers[panel] += 1
-        f.text(left + panel_width + 4, y + 11, "%d threads" % len(working), size=11, fill=MUTED)
         y += height + 12
     y += 12
     f.text(16, y, "Block-wide barriers after the load: step04 %d, step05 %d. The dashed line under warp 0:"
@@ -901,7 +909,7 @@ def figure_step07():
     f = Figure()
     y = f.title("step07: the grid-stride loop, drawn for a grid of 4 blocks x 8 threads",
                 "n = 300. Column g = thread g = blockIdx.x*8 + t; row = one step of stride = 32 elements.")
-    x0, cell, height = 120, 21, 17
+    x0, cell, height = 130, 21, 17
     y += 22
     for b in range(STEP07_BLOCKS):
         bx = x0 + b * STEP07_THREADS * cell
@@ -937,7 +945,7 @@ def figure_step07():
     f.text(16, y, "Thread g adds in[g], in[g + 32], in[g + 64], ...: %d or %d elements each; i >= n adds 0."
            % (counts_drawn[0], counts_drawn[-1]), size=12)
     y += 18
-    f.text(16, y, "Each row: the 32 threads read 32 consecutive floats (a warp's load is coalesced).",
+    f.text(16, y, "Each row: consecutive threads read consecutive floats, so every warp's load is coalesced.",
            size=12)
     blocks = filling_grid(README_BLOCK)
     stride = blocks * README_BLOCK
@@ -970,6 +978,8 @@ def figure_step08():
         for lane in range(WARP_SIZE):
             cx = x0 + lane * cell + (cell - 3) / 2
             useful = lane_feeds_lane0(lane, offset)
+            if useful:
+                f.line(cx, y - row_gap + height, cx, y, stroke=INK, width=1)
             if lane + offset < WARP_SIZE:
                 source = x0 + (lane + offset) * cell + (cell - 3) / 2
                 f.arrow(source, y - row_gap + height, cx + 1.5, y, stroke=INK if useful else "#cccccc",
@@ -999,14 +1009,14 @@ def figure_step09():
     y = f.title("step09: blocks finish in any order; the last ticket adds the block sums",
                 "A grid of 6 blocks in one launch, drawn in one possible order (time runs to the right).")
     drawn, last, _ = tickets(STEP09_ARRIVALS)
-    x0, slot, height = 110, 78, 22
+    x0, slot, height = 110, 62, 22
     y += 30
     f.text(x0, y - 8, "sum the block's elements", size=11, fill=MUTED)
     rows_top = y
     for b in range(grid):
         ry = y + b * 34
         f.text(x0 - 10, ry + 16, "block %d" % b, size=12, anchor="end")
-        finish = x0 + 60 + drawn[b] * slot
+        finish = x0 + 130 + drawn[b] * slot
         f.rect(x0, ry, finish - x0, height, BLOCK_COLOURS[b], rx=2)
         f.text(finish - 6, ry + 15, "block_sums[%d]" % b, size=10, anchor="end")
         ticket_x = finish + 4
@@ -1018,7 +1028,7 @@ def figure_step09():
             f.text(ticket_x + 68, ry + 15, "leaves", size=10, fill=MUTED)
     y = rows_top + grid * 34 + 12
     last_block = last[0]
-    sums_x = x0 + 60 + (grid - 1) * slot + 80
+    sums_x = x0 + 130 + (grid - 1) * slot + 100
     ly = rows_top + last_block * 34
     f.text(sums_x, rows_top - 8, "the last block reads", size=11, fill=MUTED)
     reads = last_block_reads(grid, 256)
@@ -1073,7 +1083,7 @@ def figure_step10():
     y += 90
     past, n = 1, 30
     head, vectors, tail = split_at_alignment(past, n)
-    f.text(x0, y, "An input `in` that starts %d float past a 16-byte boundary, n = %d: split_at_alignment"
+    f.text(x0, y, "An input in[] that starts %d float past a 16-byte boundary, n = %d: split_at_alignment"
            % (past, n), size=12, weight="bold")
     y += 14
     cell = 22
@@ -1092,7 +1102,8 @@ def figure_step10():
         else:
             fill = EDGE
         f.rect(px, y, cell - 2, 20, fill)
-        f.text(px + (cell - 2) / 2, y + 14, str(element), size=9, anchor="middle")
+        f.text(px + (cell - 2) / 2, y + 14, str(element), size=9, anchor="middle",
+               fill="#ffffff" if fill == WARP_COLOURS[0] else INK)
     for boundary in range(0, total_floats + 1, FLOATS_PER_VECTOR):
         bx = x0 + boundary * cell - 1
         f.line(bx, y - 6, bx, y + 26, stroke=INK, width=1.6)
@@ -1130,9 +1141,9 @@ def figure_step11():
     f = Figure()
     y = f.title("step11: every load in flight before the first add; short blocks in address order",
                 "THREADS = 32 here so that it fits (512 by default); VECTORS_PER_THREAD = 8 float4 per thread.")
-    x0, cell, height = 150, 20, 16
+    x0, cell, height = 100, 19, 16
     y += 24
-    f.text(x0, y, "block 0: thread t reads float4 number first + k*THREADS, first = blockIdx.x*THREADS*8 + t",
+    f.text(16, y, "block 0: thread t reads float4 number first + k*THREADS, first = blockIdx.x*THREADS*8 + t",
            size=12, weight="bold")
     y += 16
     f.text(x0 - 8, y, "thread t", size=10, anchor="end", fill=MUTED)
@@ -1152,11 +1163,11 @@ def figure_step11():
     f.text(x0 + STEP11_THREADS * cell + 12, y - 4 * (height + 2) - 4, "all 8", size=11, weight="bold")
     f.text(x0 + STEP11_THREADS * cell + 12, y - 4 * (height + 2) + 10, "issued", size=11)
     f.text(x0 + STEP11_THREADS * cell + 12, y - 4 * (height + 2) + 24, "at once", size=11)
-    y += 10
+    y += 22
     f.text(16, y, "Each row is one warp load of 512 contiguous bytes. A thread holds %d x 16 B = %d B in flight"
            % (VECTORS_PER_THREAD, VECTORS_PER_THREAD * VECTOR_BYTES), size=12)
     y += 18
-    f.text(16, y, "(step09: %d loads of 4 B = %d B), then adds its group and the block is done."
+    f.text(16, y, "(step09: %d loads of 4 B = %d B), then adds its group, and the block is done."
            % (LOADS_IN_FLIGHT, LOADS_IN_FLIGHT * WORD_BYTES), size=12)
     # the address line: which block reads which float4
     y += 34
@@ -1186,7 +1197,7 @@ def figure_step11():
     f.text(16, y, "starts blocks in index order, so the blocks in flight read neighbouring addresses. A persistent",
            size=12)
     y += 18
-    f.text(16, y, "grid (here 2 blocks) loops: each pass of its grid-stride loop reads one stride of every block.",
+    f.text(16, y, "grid (here 2 blocks) loops instead: its blocks take turns along the whole array, one stride a pass.",
            size=12)
     y += 18
     f.text(16, y, "With 512 threads: %s KiB per block, %s blocks at n = 2^25."
@@ -1207,7 +1218,7 @@ def figure_step12():
                 "n <= ONE_BLOCK_ELEMENTS = %d: reduce_small, one block of %d threads, %d float4 each."
                 % (ONE_BLOCK_ELEMENTS, ONE_BLOCK_THREADS, ONE_BLOCK_VECTORS))
     head, vectors, tail = split_at_alignment(STEP12_PAST, STEP12_N)
-    x0, lane = 150, 2.5
+    x0, lane = 150, 2.3
     y += 26
     f.text(16, y, "Drawn: n = %d, starting %d float past a 16-byte boundary: head %d, %d float4, tail %d."
            % (STEP12_N, STEP12_PAST, head, vectors, tail), size=12, weight="bold")
@@ -1215,22 +1226,16 @@ def figure_step12():
     for warp in range(ONE_BLOCK_THREADS // WARP_SIZE):
         f.text(x0 + (warp * WARP_SIZE + WARP_SIZE / 2) * lane, y, "warp %d" % warp, size=10, anchor="middle")
     y += 6
-    loaded = 0
     for k in range(ONE_BLOCK_VECTORS):
         f.text(x0 - 8, y + 13, "k = %d: body[t + %d]" % (k, k * ONE_BLOCK_THREADS), size=11, anchor="end")
-        for t in range(ONE_BLOCK_THREADS):
-            _, index, real = small_n_vectors(t, vectors)[k]
-            f.rect(x0 + t * lane, y, lane + 0.05, 18, warp_colour(t) if real else IDLE)
-            loaded += 1 if real else 0
-        first, last = k * ONE_BLOCK_THREADS, (k + 1) * ONE_BLOCK_THREADS - 1
+        lane_strip(f, x0, y, lane, 18, [warp_colour(t) if small_n_vectors(t, vectors)[k][2] else IDLE
+                                        for t in range(ONE_BLOCK_THREADS)])
         real_count = sum(1 for t in range(ONE_BLOCK_THREADS) if small_n_vectors(t, vectors)[k][2])
         f.text(x0 + ONE_BLOCK_THREADS * lane + 8, y + 13, "%d of %d" % (real_count, ONE_BLOCK_THREADS), size=11)
         y += 24
     f.text(x0 - 8, y + 13, "head, tail", size=11, anchor="end")
-    for t in range(ONE_BLOCK_THREADS):
-        if t < head or t < tail:
-            f.rect(x0 + t * lane, y, lane + 0.05, 18, EDGE)
-    f.text(x0 + 12, y + 13, "threads 0..%d add head[t], thread 0 adds tail[0]" % (head - 1), size=11)
+    lane_strip(f, x0, y, lane, 18, [EDGE if t < head or t < tail else None for t in range(ONE_BLOCK_THREADS)])
+    f.text(x0 + 14, y + 13, "thread t < %d adds head[t], thread t < %d adds tail[t]" % (head, tail), size=11)
     y += 34
     f.text(16, y, "Thread t loads float4 t, t + 256, t + 512, t + 768 (a guarded group: i < %d), all before it adds;"
            % vectors, size=12)
