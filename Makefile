@@ -54,7 +54,7 @@ STEP14_LIBS := -L$(dir $(NCCL_LIBDIR)) -Xlinker -rpath=$(dir $(NCCL_LIBDIR)) -l:
     $(foreach f,$(MPI_LIBS),$(if $(filter -Wl$(comma)%,$(f)),-Xlinker $(patsubst -Wl$(comma)%,%,$(f)),$(if $(filter -pthread,$(f)),-Xcompiler -pthread,$(f))))
 endif
 
-.PHONY: all help test clean ladder bench charts profile sanitize accuracy ptx labs grade step12-variants \
+.PHONY: all help test clean ladder bench charts figures profile sanitize accuracy ptx labs grade step12-variants \
         $(STEP_DIRS) $(SHORT_NAMES)
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
@@ -71,6 +71,7 @@ help:
 	@echo "make grade SUBMISSIONS=dir LAB=labNN   check every student's reduce.cu, write a CSV"
 	@echo "make bench          on a GPU: every step and CUB over n = 2^10 .. 2^30 -> docs/results/bench.csv"
 	@echo "make charts         from docs/results/bench.csv (BENCH_CSV=file): docs/*.svg and README.md's table"
+	@echo "make figures        the READMEs' figures of what each thread does (python3): docs/figures/*.svg"
 	@echo "make accuracy       on a GPU: every step's error on real-valued data, and the CPU's -> docs/results/accuracy.csv"
 	@echo "make profile STEP=NN  on a GPU: Nsight Compute counters of stepNN beside step(NN-1)"
 	@echo "make sanitize       on a GPU: compute-sanitizer on every step"
@@ -133,6 +134,10 @@ bench: all
 
 charts:
 	bash bench/charts.sh $(BENCH_CSV)
+
+# Drawn from the kernels' index formulas; the tests check them against the committed files.
+figures:
+	python3 docs/figures/make_figures.py
 
 profile: all
 	bash bench/profile.sh "$(STEP)" "$(or $(PROFILE_N),1048576)"
