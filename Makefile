@@ -36,23 +36,44 @@ NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Icommon -Xcompiler -Wall,-Wext
 LDLIBS := -lcudart -lgomp
 comma := ,
 
-# step14 combines the GPUs' totals with NCCL (and, under mpirun, MPI). NCCL_HOME overrides;
-# otherwise the CUDA toolkit's copy, or the one pip's nvidia-nccl package brings.
-NCCL_CANDIDATES := $(NCCL_HOME) $(CUDA_HOME) \
-    $(wildcard /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl)
-NCCL_DIR := $(firstword $(foreach d,$(NCCL_CANDIDATES),$(if $(wildcard $(d)/include/nccl.h),$(d))))
-NCCL_LIBDIR := $(firstword $(wildcard $(NCCL_DIR)/lib64/libnccl.so* $(NCCL_DIR)/lib/libnccl.so*))
-MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
-MPI_LIBS := $(shell mpicc --showme:link 2>/dev/null)
-ifeq ($(NCCL_DIR),)
-STEP_DIRS := $(filter-out step14_multi_gpu,$(STEP_DIRS))
-NCCL_NOTE := step14_multi_gpu needs NCCL (nccl.h and libnccl): set NCCL_HOME to build it
+# ---- step14_multi_gpu: NCCL, and MPI where mpicc is installed ----------------------------
+# NCCL: the first of NCCL_HOME, the CUDA toolkit, the system's directories, and the copy that
+# pip's nvidia-nccl package installs (Python says where its folder is).
+PYTHON ?= python3
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+ifneq ($(NCCL_HOME),)
+NCCL_ROOT := $(NCCL_HOME)
+else ifneq ($(wildcard $(CUDA_HOME)/include/nccl.h),)
+NCCL_ROOT := $(CUDA_HOME)
+else ifneq ($(wildcard /usr/include/nccl.h),)
+NCCL_ROOT := /usr
 else
-STEP14_CPPFLAGS := -I$(NCCL_DIR)/include $(if $(MPI_CFLAGS),-DWITH_MPI $(MPI_CFLAGS))
-# nvcc links: -Wl,x and -pthread reach the host linker through -Xlinker and -Xcompiler
-STEP14_LIBS := -L$(dir $(NCCL_LIBDIR)) -Xlinker -rpath=$(dir $(NCCL_LIBDIR)) -l:$(notdir $(NCCL_LIBDIR)) \
-    $(foreach f,$(MPI_LIBS),$(if $(filter -Wl$(comma)%,$(f)),-Xlinker $(patsubst -Wl$(comma)%,%,$(f)),$(if $(filter -pthread,$(f)),-Xcompiler -pthread,$(f))))
+NCCL_ROOT := $(shell $(PYTHON) -c 'import importlib.util as u; \
+    print(u.find_spec("nvidia.nccl").submodule_search_locations[0])' 2>/dev/null)
 endif
+# The library as the folder has it: libnccl.so, or only libnccl.so.2 (pip's copy).
+NCCL_LIBRARY := $(firstword $(wildcard $(foreach d,lib64 lib lib/$(MULTIARCH),\
+                  $(NCCL_ROOT)/$(d)/libnccl.so $(NCCL_ROOT)/$(d)/libnccl.so.[0-9])))
+NCCL_LIBDIR := $(patsubst %/,%,$(dir $(NCCL_LIBRARY)))
+
+# One of mpicc's link flags, as nvcc takes it: nvcc knows -L and -l, and hands on to the
+# host linker or compiler only what -Xlinker or -Xcompiler names.
+#   -Wl,a,b  becomes  -Xlinker a,b       -pthread  becomes  -Xcompiler -pthread
+for_nvcc = $(or $(patsubst -Wl$(comma)%,-Xlinker %,$(filter -Wl$(comma)%,$(1))),\
+                $(patsubst -pthread,-Xcompiler -pthread,$(1)))
+MPI_CPPFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LDLIBS := $(foreach flag,$(shell mpicc --showme:link 2>/dev/null),$(call for_nvcc,$(flag)))
+
+STEP14 := step14_multi_gpu
+ifeq ($(and $(wildcard $(NCCL_ROOT)/include/nccl.h),$(NCCL_LIBRARY)),)
+STEP_DIRS := $(filter-out $(STEP14),$(STEP_DIRS))
+NCCL_NOTE := $(STEP14) needs NCCL (include/nccl.h and lib/libnccl.so): set NCCL_HOME to build it
+endif
+# Its kernels are step12's, compiled once (step12_small_n/reduce.cu), not a copy.
+$(STEP14)/run: $(BUILD)/step12_small_n/reduce.o
+$(STEP14)/run: LDLIBS += -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR) \
+                         -l:$(notdir $(NCCL_LIBRARY)) $(MPI_LDLIBS)
+$(BUILD)/$(STEP14)/%.o: CPPFLAGS += -I$(NCCL_ROOT)/include $(if $(MPI_CPPFLAGS),-DWITH_MPI $(MPI_CPPFLAGS))
 
 .PHONY: all help test clean ladder bench charts profile sanitize accuracy ptx labs grade step12-variants \
         $(STEP_DIRS) $(SHORT_NAMES)
@@ -87,11 +108,11 @@ $(foreach d,$(LADDER_BUILT),$(eval $(call short_name,$(d))))
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(<D) $(if $(filter step14_multi_gpu/%,$<),$(STEP14_CPPFLAGS)) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) -I$(<D) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -I$(<D) $(if $(filter step14_multi_gpu/%,$<),-I$(NCCL_DIR)/include) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -I$(<D) -c $< -o $@
 
 # Each program's objects named outright, so that make keeps them and rebuilds a missing one.
 # Named only by the pattern rule below, they would be intermediate files: make would delete
@@ -99,7 +120,7 @@ $(BUILD)/%.o: %.cu
 $(foreach d,$(STEP_DIRS) step12_small_n/variants,$(eval $(d)/run: $(call step_objects,$(d))))
 
 %/run: $$(call step_objects,$$*) $(COMMON_OBJECTS)
-	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) $(if $(filter step14_multi_gpu/%,$@),$(STEP14_LIBS))
+	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
 
 # The kernels step12 was chosen from, timed side by side (step12_small_n/variants/).
 step12-variants: step12_small_n/variants/run

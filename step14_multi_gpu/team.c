@@ -279,7 +279,7 @@ size_t shard_start(size_t n, int rank, int size)
 /* step12's device memory beside the input, for the most blocks any block size needs. */
 static bool scratch_create(struct scratch *s, size_t n)
 {
-    unsigned blocks = reduce_blocks(n, FEWEST_THREADS);
+    unsigned blocks = grid_blocks(n, FEWEST_THREADS);
     size_t padded = (blocks + FLOATS_PER_VECTOR - 1) / FLOATS_PER_VECTOR * FLOATS_PER_VECTOR;
     CUDA_TRY(cudaMalloc((void **)&s->block_sums, (padded + 1) * sizeof(float)));
     CUDA_TRY(cudaMalloc((void **)&s->ticket_counter, sizeof(unsigned)));
