@@ -76,6 +76,7 @@ $(STEP14)/run: LDLIBS += -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR) \
 $(BUILD)/$(STEP14)/%.o: CPPFLAGS += -I$(NCCL_ROOT)/include $(if $(MPI_CPPFLAGS),-DWITH_MPI $(MPI_CPPFLAGS))
 
 .PHONY: all help test clean ladder bench charts profile sanitize accuracy ptx labs grade step12-variants \
+        format format-check \
         $(STEP_DIRS) $(SHORT_NAMES)
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
@@ -96,6 +97,8 @@ help:
 	@echo "make profile STEP=NN  on a GPU: Nsight Compute counters of stepNN beside step(NN-1)"
 	@echo "make sanitize       on a GPU: compute-sanitizer on every step"
 	@echo "make ptx            the PTX (and SASS, where cuobjdump is installed) of every kernel"
+	@echo "make format         clang-format every .c, .h, .cu and .cuh in place (.clang-format)"
+	@echo "make format-check   list the files that make format would change; fail if any"
 	@echo "variables: ARCH=sm_NN (now $(or $(ARCH),sm_90 + compute_75 PTX)), CUDA_HOME, NVCC, CC, NCCL_HOME"
 
 # make stepNN_<name>: its program; make stepNN: the same, and a link stepNN -> stepNN_<name>
@@ -166,6 +169,19 @@ accuracy: all $(BUILD)/bench/cpu_sums
 
 ptx:
 	bash bench/ptx.sh
+
+# Every C, C++ and CUDA file of the project, the build's outputs and hidden folders left out.
+CLANG_FORMAT ?= clang-format
+FORMAT_FILES ?= $(shell find . \( -path ./$(BUILD) -o -path './.*' \) -prune -o -type f \
+                  \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) -print | sort)
+
+format:
+	$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+format-check:
+	@$(CLANG_FORMAT) --version
+	@differ=$$(for f in $(FORMAT_FILES); do $(CLANG_FORMAT) "$$f" | cmp -s "$$f" - || echo "$$f"; done); \
+	if [ -n "$$differ" ]; then echo "not formatted (make format fixes them):"; echo "$$differ"; exit 1; fi
 
 clean:
 	rm -rf $(BUILD) tests/bin $(addsuffix /run,$(STEP_DIRS)) $(SHORT_NAMES) labs/lab*/program \

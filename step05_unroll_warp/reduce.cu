@@ -17,7 +17,8 @@
  *           wrong-unrolled  document 003's second attempt: the unrolled tail, no volatile
  * Profile: five fewer block-wide barriers per block (the barrier stall reason shrinks).
  *         compute-sanitizer --tool racecheck: no hazard for syncwarp, hazards for the
- *         other three; the two wrong ones gave wrong sums on the H100 (see the README). */
+ *         other three; run the two wrong ones with --check to see whether this GPU gives
+ *         wrong sums (the README says what one GPU gave). */
 #include "reduce.h"
 
 enum { WARP_SIZE = 32 };

@@ -38,8 +38,7 @@ static __device__ void last_warp_syncwarp(float *partial, unsigned t)
  * included (each level reads what other warps wrote in the level before), and a rung for
  * 1024 threads. */
 template <unsigned BLOCK_SIZE>
-__global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_full_unroll(const float *in, size_t n, float *block_sums)
+__global__ __launch_bounds__(BLOCK_SIZE) void reduce_full_unroll(const float *in, size_t n, float *block_sums)
 {
     static_assert(BLOCK_SIZE >= 2 * WARP_SIZE && BLOCK_SIZE <= 1024 &&
                       (BLOCK_SIZE & (BLOCK_SIZE - 1)) == 0,

@@ -64,8 +64,7 @@ static __device__ void tree_sum(float *partial, unsigned t)
 }
 
 template <unsigned BLOCK_SIZE, bool THREAD0>
-__global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_grid_stride(const float *in, size_t n, float *block_sums, long long *block_clocks)
+__global__ __launch_bounds__(BLOCK_SIZE) void reduce_grid_stride(const float *in, size_t n, float *block_sums, long long *block_clocks)
 {
     static_assert(BLOCK_SIZE >= 2 * WARP_SIZE && BLOCK_SIZE <= 1024 &&
                       (BLOCK_SIZE & (BLOCK_SIZE - 1)) == 0,

@@ -20,15 +20,15 @@ static const struct step_info STEP = {
 
 /* How the kernel is launched: block size, the most blocks (--blocks B, or by default the GPU
  * filled once: filling_grid), and how the blocks finish. */
-struct shape { unsigned threads, grid; int variant; };
+struct shape { unsigned threads, most_blocks; int variant; };
 
-/* The grid for n elements: shape->grid blocks, but never so many that a thread gets fewer
+/* The grid for n elements: shape->most_blocks blocks, but never so many that a thread gets fewer
  * than MIN_ELEMENTS elements (document 000: a thread per element wastes the loop). At least
  * one block, even for n = 0. */
 static unsigned blocks_for(size_t n, const struct shape *shape)
 {
     size_t per_block = (size_t)shape->threads * MIN_ELEMENTS, enough = (n + per_block - 1) / per_block;
-    return enough < shape->grid ? (enough > 0 ? (unsigned)enough : 1) : shape->grid;
+    return enough < shape->most_blocks ? (enough > 0 ? (unsigned)enough : 1) : shape->most_blocks;
 }
 
 /* The elements each thread adds in its loop: the grid strides over the input. */

@@ -98,8 +98,7 @@ static __device__ bool last_block_atomic_ref(unsigned *ticket_counter)
 }
 
 template <unsigned BLOCK_SIZE, int VARIANT>
-__global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
+__global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
                   float *total)
 {
     float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));

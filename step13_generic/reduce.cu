@@ -29,8 +29,8 @@
 
 #include "reduce.h"
 
-enum { WARP_SIZE = 32, MOST_THREADS = 1024 };   /* host.c's --threads takes 32 .. 1024 */
-static const unsigned FULL_WARP = 0xffffffffu;
+enum { WARP_SIZE = 32, MAX_BLOCK_SIZE = 1024 };   /* host.c's --threads takes 32 .. 1024 */
+static const unsigned FULL_WARP_MASK = 0xffffffffu;
 static_assert((ELEMENTS_PER_ROUND & (ELEMENTS_PER_ROUND - 1)) == 0 &&
                   (PARTIALS_IN_FLIGHT & (PARTIALS_IN_FLIGHT - 1)) == 0,
               "loads are merged as trees of pairs");
@@ -58,7 +58,7 @@ template <typename Wide> struct Sum {
     static __host__ __device__ Sum identity() { return {Wide(0)}; }
     template <typename X> static __device__ Sum of(X x) { return {Wide(x)}; }
     static __host__ __device__ Sum merge(Sum a, Sum b) { return {a.value + b.value}; }
-    __device__ Sum shuffled_down(unsigned offset) const { return {__shfl_down_sync(FULL_WARP, value, offset)}; }
+    __device__ Sum shuffled_down(unsigned offset) const { return {__shfl_down_sync(FULL_WARP_MASK, value, offset)}; }
     void widen(double out[]) const { out[0] = (double)value; }
 };
 
@@ -69,7 +69,7 @@ template <typename T> struct Minimum {
     static __host__ __device__ Minimum identity() { return {highest<T>()}; }
     static __device__ Minimum of(T x) { return {x}; }
     static __host__ __device__ Minimum merge(Minimum a, Minimum b) { return {b.value < a.value ? b.value : a.value}; }
-    __device__ Minimum shuffled_down(unsigned offset) const { return {__shfl_down_sync(FULL_WARP, value, offset)}; }
+    __device__ Minimum shuffled_down(unsigned offset) const { return {__shfl_down_sync(FULL_WARP_MASK, value, offset)}; }
     void widen(double out[]) const { out[0] = (double)value; }
 };
 
@@ -80,7 +80,7 @@ template <typename T> struct Maximum {
     static __host__ __device__ Maximum identity() { return {lowest<T>()}; }
     static __device__ Maximum of(T x) { return {x}; }
     static __host__ __device__ Maximum merge(Maximum a, Maximum b) { return {b.value > a.value ? b.value : a.value}; }
-    __device__ Maximum shuffled_down(unsigned offset) const { return {__shfl_down_sync(FULL_WARP, value, offset)}; }
+    __device__ Maximum shuffled_down(unsigned offset) const { return {__shfl_down_sync(FULL_WARP_MASK, value, offset)}; }
     void widen(double out[]) const { out[0] = (double)value; }
 };
 
@@ -99,7 +99,7 @@ template <typename Wide> struct SumAndSquares {
     /* A shuffle moves one register per lane: a struct moves member by member. */
     __device__ SumAndSquares shuffled_down(unsigned offset) const
     {
-        return {__shfl_down_sync(FULL_WARP, sum, offset), __shfl_down_sync(FULL_WARP, squares, offset)};
+        return {__shfl_down_sync(FULL_WARP_MASK, sum, offset), __shfl_down_sync(FULL_WARP_MASK, squares, offset)};
     }
     void widen(double out[]) const { out[0] = (double)sum; out[1] = (double)squares; }
 };
@@ -175,7 +175,7 @@ static __device__ ReductionType merge_tree(ReductionType (&group)[COUNT])
  * all loads of a round are issued before any is combined. The last round, cut short by the
  * end of the input, is filled with the identity: 0 would be a wrong minimum. */
 template <typename ReductionType, typename Reader>
-static __device__ ReductionType thread_accumulate(Reader input, size_t n)
+static __device__ ReductionType thread_reduce(Reader input, size_t n)
 {
     const size_t step = blockDim.x, stride = (size_t)gridDim.x * blockDim.x * ELEMENTS_PER_ROUND;
     size_t i = (size_t)blockIdx.x * blockDim.x * ELEMENTS_PER_ROUND + threadIdx.x;
@@ -249,10 +249,9 @@ static __device__ bool took_last_ticket(unsigned *ticket_counter)
 }
 
 template <typename ReductionType, typename Reader>
-__global__ void __launch_bounds__(MOST_THREADS)
-reduce_any(Reader input, size_t n, ReductionType *partials, ReductionType *total, unsigned *ticket_counter)
+__global__ __launch_bounds__(MAX_BLOCK_SIZE) void reduce_any(Reader input, size_t n, ReductionType *partials, ReductionType *total, unsigned *ticket_counter)
 {
-    ReductionType block_result = block_reduce(thread_accumulate<ReductionType>(input, n));
+    ReductionType block_result = block_reduce(thread_reduce<ReductionType>(input, n));
     if (total != nullptr && gridDim.x == 1) {        /* a small n: this block's result is the total */
         if (threadIdx.x == 0) *total = block_result;
         return;
