@@ -69,6 +69,16 @@ unsigned filling_grid(const struct device_info *device, unsigned threads)
     return device->sm_count * (per_sm < limit ? per_sm : limit);
 }
 
+unsigned blocks_or_filling(const struct device_info *device, unsigned threads, unsigned blocks)
+{
+    return blocks > 0 ? blocks : filling_grid(device, threads);
+}
+
+unsigned blocks_to_cover(size_t n, size_t per_block)
+{
+    return n > per_block ? (unsigned)((n + per_block - 1) / per_block) : 1;
+}
+
 double effective_gb_per_s(double bytes, double milliseconds)
 {
     return milliseconds > 0 ? bytes / (milliseconds * 1e-3) / BYTES_PER_GB : 0;

@@ -33,6 +33,10 @@ struct device_info {
 bool device_open(struct device_info *device, const char *program);  /* no GPU: says what works */
 bool device_memory_fits(const struct device_info *device, size_t bytes, const char *what);
 unsigned filling_grid(const struct device_info *device, unsigned threads);  /* every SM full */
+/* --blocks B when given (blocks > 0), otherwise filling_grid: a step's most blocks. */
+unsigned blocks_or_filling(const struct device_info *device, unsigned threads, unsigned blocks);
+/* ceil(n / per_block) blocks, and one even for n = 0: an empty input still has a total (0). */
+unsigned blocks_to_cover(size_t n, size_t per_block);
 double effective_gb_per_s(double bytes, double milliseconds);
 bool total_read(const float *device_total, float *total);   /* NULL: the host has it already */
 bool sum_on_host(const float *block_sums, size_t count, float *total);  /* documents 001, 004 */
