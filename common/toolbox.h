@@ -114,6 +114,10 @@ bool timer_start(struct timer *timer);       /* evicts the L2 (untimed), records
 bool timer_stop(struct timer *timer, bool keep);   /* waits; keeps the sample unless warm-up */
 struct timing timer_summary(struct timer *timer);  /* of the samples kept since the last one */
 void timer_free(struct timer *timer);
+/* timer_samples.c: a timer that only keeps samples measured elsewhere (no events, no flush),
+ * and one such sample, kept as timer_stop keeps its own; timer_summary and timer_free as usual. */
+bool timer_make_samples(struct timer *timer, int capacity);
+void timer_keep(struct timer *timer, double milliseconds);
 /* cub::DeviceReduce::Sum over the same copies, the same way; its total in *total (or NULL). */
 bool cub_time(const struct input *input, const struct options *options, struct timer *timer,
               struct timing *timing, float *total);

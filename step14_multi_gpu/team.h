@@ -22,7 +22,8 @@ struct gpu {
     int rank;                        /* its place among all the GPUs: 0 .. size - 1 */
     cudaStream_t stream;             /* its reduction and its part of every combine */
     ncclComm_t comm;
-    struct timer timer;              /* flushes its L2; start and stop of each run */
+    struct timer timer;              /* flushes its L2 and records each run's start */
+    cudaEvent_t end;                 /* each run's end, on its stream */
     cudaEvent_t combine_start, combine_end;
     bool combined;                   /* this run recorded the two events above */
     size_t first, length;            /* its shard: elements first .. first + length - 1 */
