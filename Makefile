@@ -88,7 +88,8 @@ help:
 	@echo "make                build every step (stepNN_<name>/run, with a link stepNN) and lab"
 	@echo "make stepNN         one step of the ladder: make step05 && ./step05/run"
 	@echo "make <directory>    any step directory, a copy of a step too: make step04_mine"
-	@echo "make test           build, then run the tests (installs Criterion if missing)"
+	@echo "make -j test        build, then run the tests (installs Criterion if missing)"
+	@echo "make test TEST_ARGS=--verbose   the same, each test named; skipped ones say why"
 	@echo "make labNN          a lab's starter kernel in its step's program: ./labs/labNN/run --check"
 	@echo "make grade SUBMISSIONS=dir LAB=labNN   check every student's reduce.cu, write a CSV"
 	@echo "make bench          on a GPU: every step and CUB over n = 2^10 .. 2^30 -> docs/results/bench.csv"
@@ -141,13 +142,15 @@ $(TEST_BINARY): $(TEST_OBJECTS)
 	@mkdir -p $(@D)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) -lcriterion
 
-# The tests run the programs as a student does: build them all first. The GPU tests share
-# one GPU, so at most four run at once unless CRITERION_JOBS says otherwise.
+# The tests run the programs as a student does: build them all first (make -j builds them in
+# parallel). The GPU tests share one GPU, so at most four run at once unless CRITERION_JOBS
+# says otherwise. TEST_ARGS goes to Criterion: --verbose lists every test, skipped ones with
+# their reason; --filter 'step14/*' runs some.
 TEST_JOBS := 4
 test: all
 	@tests/ensure-criterion.sh
 	@$(MAKE) --no-print-directory $(TEST_BINARY)
-	CRITERION_JOBS=$${CRITERION_JOBS:-$(TEST_JOBS)} $(TEST_BINARY)
+	CRITERION_JOBS=$${CRITERION_JOBS:-$(TEST_JOBS)} $(TEST_BINARY) $(TEST_ARGS)
 
 ladder:
 	@echo $(LADDER_BUILT)
