@@ -6,12 +6,16 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { ELEMENTS_PER_THREAD = 1 };    /* each thread loads one element */
-enum { HOST_FINISH_DEPTH = 2 };      /* the host adds in double, then rounds once to float */
+enum { ELEMENTS_PER_THREAD = 1 }; /* each thread loads one element */
+enum { HOST_FINISH_DEPTH = 2 };   /* the host adds in double, then rounds once to float */
 
 static const struct step_info STEP = {
-    .name = "step00", .title = "Reduction 0: the tree in place, in global memory",
-    .min_threads = 32, .max_threads = 1024, .default_threads = 256, .host_finish = true,
+    .name = "step00",
+    .title = "Reduction 0: the tree in place, in global memory",
+    .min_threads = 32,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
 };
 
 /* One block per threads * ELEMENTS_PER_THREAD elements. */
@@ -47,8 +51,8 @@ static size_t block_sums_bytes(size_t n, unsigned threads)
 /* The launches, and the finish: more launches leave the total in *device_total; the host
  * finish (documents 001 and 004) adds the block sums into *host_total. Each pass adds in
  * place in what it reads: first the work copy, then the block sums. */
-static bool reduce(float *work, size_t n, unsigned threads, enum finish finish,
-                   float *block_sums, const float **device_total, float *host_total)
+static bool reduce(float *work, size_t n, unsigned threads, enum finish finish, float *block_sums,
+                   const float **device_total, float *host_total)
 {
     float *half[2] = {block_sums, block_sums + blocks_for(n, threads)};
     float *in = work;
@@ -71,7 +75,7 @@ static int measure(const struct options *o, const struct device_info *device, si
     struct report report = report_start(&STEP, device, o, n);
     struct input input = {0};
     struct timer timer = {0};
-    float *work = NULL, *block_sums = NULL;   /* the copy a run destroys; the block sums */
+    float *work = NULL, *block_sums = NULL; /* the copy a run destroys; the block sums */
     const float *device_total = NULL;
     int status = EXIT_ENVIRONMENT;
 
@@ -116,17 +120,15 @@ static int check_all(const struct options *o, const struct device_info *device)
     bool ran = false;
 
     if (check == NULL) return EXIT_ENVIRONMENT;
+    size_t bytes = block_sums_bytes(CHECK_LARGEST_N, STEP.min_threads);
     if (!CUDA_OK(cudaMalloc((void **)&work, CHECK_LARGEST_N * sizeof(float)))) goto done;
-    if (!CUDA_OK(cudaMalloc((void **)&block_sums,
-                            block_sums_bytes(CHECK_LARGEST_N, STEP.min_threads))))
-        goto done;
+    if (!CUDA_OK(cudaMalloc((void **)&block_sums, bytes))) goto done;
     while (check_next(check, &c)) {
         const float *device_total = NULL;
         float total = 0;
         if (!CUDA_OK(cudaMemcpy(work, c.input, c.n * sizeof(float), cudaMemcpyDeviceToDevice)))
             goto done;
-        if (!reduce(work, c.n, c.threads, c.finish, block_sums, &device_total, &total))
-            goto done;
+        if (!reduce(work, c.n, c.threads, c.finish, block_sums, &device_total, &total)) goto done;
         if (!total_read(device_total, &total)) goto done;
         check_record(check, &c, total, depth(c.n, c.threads, c.finish));
     }

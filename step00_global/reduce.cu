@@ -17,8 +17,7 @@ __global__ void reduce_in_global(float *data, size_t n, float *block_sums)
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (unsigned len = 1; len < blockDim.x; len *= 2) {
         /* i + len < n: a partner past the end counts as 0, so any n is safe. */
-        if (threadIdx.x % (2 * len) == 0 && i + len < n)
-            data[i] += data[i + len];
+        if (threadIdx.x % (2 * len) == 0 && i + len < n) data[i] += data[i + len];
         __syncthreads();
     }
     if (threadIdx.x == 0) block_sums[blockIdx.x] = i < n ? data[i] : 0.0f;

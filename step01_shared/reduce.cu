@@ -19,8 +19,7 @@ __global__ void reduce_in_shared(const float *in, size_t n, float *block_sums)
     partial[t] = i < n ? in[i] : 0.0f;
     __syncthreads();
     for (unsigned len = 1; len < blockDim.x; len *= 2) {
-        if (t % (2 * len) == 0)
-            partial[t] += partial[t + len];
+        if (t % (2 * len) == 0) partial[t] += partial[t + len];
         __syncthreads();
     }
     if (t == 0) block_sums[blockIdx.x] = partial[0];

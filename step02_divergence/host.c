@@ -6,12 +6,16 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { ELEMENTS_PER_THREAD = 1 };    /* each thread loads one element */
-enum { HOST_FINISH_DEPTH = 2 };      /* the host adds in double, then rounds once to float */
+enum { ELEMENTS_PER_THREAD = 1 }; /* each thread loads one element */
+enum { HOST_FINISH_DEPTH = 2 };   /* the host adds in double, then rounds once to float */
 
 static const struct step_info STEP = {
-    .name = "step02", .title = "Reduction 2: whole warps busy or idle (the strided index)",
-    .min_threads = 32, .max_threads = 1024, .default_threads = 256, .host_finish = true,
+    .name = "step02",
+    .title = "Reduction 2: whole warps busy or idle (the strided index)",
+    .min_threads = 32,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
 };
 
 /* One block per threads * ELEMENTS_PER_THREAD elements. */
@@ -111,9 +115,8 @@ static int check_all(const struct options *o, const struct device_info *device)
     bool ran = false;
 
     if (check == NULL) return EXIT_ENVIRONMENT;
-    if (!CUDA_OK(cudaMalloc((void **)&block_sums,
-                            block_sums_bytes(CHECK_LARGEST_N, STEP.min_threads))))
-        goto done;
+    size_t bytes = block_sums_bytes(CHECK_LARGEST_N, STEP.min_threads);
+    if (!CUDA_OK(cudaMalloc((void **)&block_sums, bytes))) goto done;
     while (check_next(check, &c)) {
         const float *device_total = NULL;
         float total = 0;

@@ -6,16 +6,21 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { ELEMENTS_PER_THREAD = 2 };    /* each thread adds two elements as it loads them */
-enum { HOST_FINISH_DEPTH = 2 };      /* the host adds in double, then rounds once to float */
+enum { ELEMENTS_PER_THREAD = 2 }; /* each thread adds two elements as it loads them */
+enum { HOST_FINISH_DEPTH = 2 };   /* the host adds in double, then rounds once to float */
 
 static const struct step_info STEP = {
-    .name = "step04", .title = "Reduction 4: add two elements while loading, no idle threads",
-    .min_threads = 32, .max_threads = 1024, .default_threads = 256, .host_finish = true,
-    .variants = (const struct variant[]){
-        {"pairs", "in[i] + in[i + blockDim.x], both in the block's own slice"},
-        {"plan-a", "document 003's plan A: in[i] + in[i + gridDim.x] (wrong; see the README)"},
-        {NULL, NULL}},
+    .name = "step04",
+    .title = "Reduction 4: add two elements while loading, no idle threads",
+    .min_threads = 32,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
+    .variants =
+        (const struct variant[]){
+            {"pairs", "in[i] + in[i + blockDim.x], both in the block's own slice"},
+            {"plan-a", "document 003's plan A: in[i] + in[i + gridDim.x] (wrong; see the README)"},
+            {NULL, NULL}},
 };
 
 /* One block per threads * ELEMENTS_PER_THREAD elements. */
@@ -100,7 +105,8 @@ static int measure(const struct options *o, const struct device_info *device, si
     report_judge(&report, &input.reference, depth(n, o->threads, o->finish));
     report_print(&report, o);
     status = report.ok ? EXIT_CORRECT : EXIT_WRONG;
-    if (o->variant == VARIANT_PLAN_A && !o->csv && !plan_a_document_check(&input, o->threads, block_sums))
+    if (o->variant == VARIANT_PLAN_A && !o->csv &&
+        !plan_a_document_check(&input, o->threads, block_sums))
         status = EXIT_ENVIRONMENT;
 done:
     CUDA_OK(cudaFree(block_sums));
@@ -118,9 +124,8 @@ static int check_all(const struct options *o, const struct device_info *device)
     bool ran = false;
 
     if (check == NULL) return EXIT_ENVIRONMENT;
-    if (!CUDA_OK(cudaMalloc((void **)&block_sums,
-                            block_sums_bytes(CHECK_LARGEST_N, STEP.min_threads))))
-        goto done;
+    size_t bytes = block_sums_bytes(CHECK_LARGEST_N, STEP.min_threads);
+    if (!CUDA_OK(cudaMalloc((void **)&block_sums, bytes))) goto done;
     while (check_next(check, &c)) {
         const float *device_total = NULL;
         float total = 0;

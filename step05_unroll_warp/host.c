@@ -6,18 +6,24 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { ELEMENTS_PER_THREAD = 2 };    /* each thread adds two elements as it loads them */
-enum { HOST_FINISH_DEPTH = 2 };      /* the host adds in double, then rounds once to float */
+enum { ELEMENTS_PER_THREAD = 2 }; /* each thread adds two elements as it loads them */
+enum { HOST_FINISH_DEPTH = 2 };   /* the host adds in double, then rounds once to float */
 
 static const struct step_info STEP = {
-    .name = "step05", .title = "Reduction 5: the last warp without __syncthreads()",
-    .min_threads = 64, .max_threads = 1024, .default_threads = 256, .host_finish = true,
-    .variants = (const struct variant[]){
-        {"syncwarp", "__syncwarp() between the last warp's levels: correct on Volta and later"},
-        {"volatile", "document 003's volatile: right sums today, but it assumes lock-step warps"},
-        {"wrong-loop", "document 003's first attempt: no barrier below 32 threads (racy)"},
-        {"wrong-unrolled", "document 003's second attempt: unrolled, no volatile (racy)"},
-        {NULL, NULL}},
+    .name = "step05",
+    .title = "Reduction 5: the last warp without __syncthreads()",
+    .min_threads = 64,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
+    .variants =
+        (const struct variant[]){
+            {"syncwarp", "__syncwarp() between the last warp's levels: correct on Volta and later"},
+            {"volatile",
+             "document 003's volatile: right sums today, but it assumes lock-step warps"},
+            {"wrong-loop", "document 003's first attempt: no barrier below 32 threads (racy)"},
+            {"wrong-unrolled", "document 003's second attempt: unrolled, no volatile (racy)"},
+            {NULL, NULL}},
 };
 
 /* One block per threads * ELEMENTS_PER_THREAD elements. */
@@ -118,9 +124,8 @@ static int check_all(const struct options *o, const struct device_info *device)
     bool ran = false;
 
     if (check == NULL) return EXIT_ENVIRONMENT;
-    if (!CUDA_OK(cudaMalloc((void **)&block_sums,
-                            block_sums_bytes(CHECK_LARGEST_N, STEP.min_threads))))
-        goto done;
+    size_t bytes = block_sums_bytes(CHECK_LARGEST_N, STEP.min_threads);
+    if (!CUDA_OK(cudaMalloc((void **)&block_sums, bytes))) goto done;
     while (check_next(check, &c)) {
         const float *device_total = NULL;
         float total = 0;

@@ -11,7 +11,8 @@ enum { STAMPS_PER_BLOCK = 2, KHZ_PER_MHZ = 1000 };
 
 bool clock_buffer(long long **stamps, unsigned blocks)
 {
-    return CUDA_OK(cudaMalloc((void **)stamps, STAMPS_PER_BLOCK * (size_t)blocks * sizeof(long long)));
+    return CUDA_OK(
+        cudaMalloc((void **)stamps, STAMPS_PER_BLOCK * (size_t)blocks * sizeof(long long)));
 }
 
 static int by_value(const void *a, const void *b)
@@ -22,9 +23,11 @@ static int by_value(const void *a, const void *b)
 
 bool clock_report(const long long *stamps, unsigned blocks, const struct device_info *device)
 {
-    long long *s = malloc(STAMPS_PER_BLOCK * (size_t)blocks * sizeof *s), *cycles = malloc(blocks * sizeof *cycles);
+    long long *s = malloc(STAMPS_PER_BLOCK * (size_t)blocks * sizeof *s),
+              *cycles = malloc(blocks * sizeof *cycles);
     bool ok = s != NULL && cycles != NULL &&
-              CUDA_OK(cudaMemcpy(s, stamps, STAMPS_PER_BLOCK * (size_t)blocks * sizeof *s, cudaMemcpyDeviceToHost));
+              CUDA_OK(cudaMemcpy(s, stamps, STAMPS_PER_BLOCK * (size_t)blocks * sizeof *s,
+                                 cudaMemcpyDeviceToHost));
     long long first_start = ok ? s[0] : 0, last_end = ok ? s[1] : 0;
     for (unsigned b = 0; ok && b < blocks; b++) {
         cycles[b] = s[STAMPS_PER_BLOCK * b + 1] - s[STAMPS_PER_BLOCK * b];
@@ -34,11 +37,15 @@ bool clock_report(const long long *stamps, unsigned blocks, const struct device_
     if (ok) {
         double mhz = (double)device->sm_clock_khz / KHZ_PER_MHZ;
         qsort(cycles, blocks, sizeof *cycles, by_value);
-        printf("clock      per block, first launch of the last run: %lld / %lld / %lld cycles (min / "
-               "median / max) = %.2f / %.2f / %.2f us at %.0f MHz\n", cycles[0], cycles[blocks / 2],
-               cycles[blocks - 1], cycles[0] / mhz, cycles[blocks / 2] / mhz, cycles[blocks - 1] / mhz, mhz);
-        printf("clock      document 004's figure, latest end - earliest start over all SMs: %lld cycles "
-               "(their clocks are not synchronised: not a duration)\n", last_end - first_start);
+        printf(
+            "clock      per block, first launch of the last run: %lld / %lld / %lld cycles (min / "
+            "median / max) = %.2f / %.2f / %.2f us at %.0f MHz\n",
+            cycles[0], cycles[blocks / 2], cycles[blocks - 1], cycles[0] / mhz,
+            cycles[blocks / 2] / mhz, cycles[blocks - 1] / mhz, mhz);
+        printf("clock      document 004's figure, latest end - earliest start over all SMs: %lld "
+               "cycles "
+               "(their clocks are not synchronised: not a duration)\n",
+               last_end - first_start);
     }
     free(s);
     free(cycles);

@@ -6,21 +6,27 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { MIN_ELEMENTS = 8 };           /* per thread, at least: see blocks_for */
-enum { HOST_FINISH_DEPTH = 2 };      /* the host adds in double, then rounds once to float */
-enum { CLOCK_OPTION = 0 };           /* --clock among the step's own options */
+enum { MIN_ELEMENTS = 8 };      /* per thread, at least: see blocks_for */
+enum { HOST_FINISH_DEPTH = 2 }; /* the host adds in double, then rounds once to float */
+enum { CLOCK_OPTION = 0 };      /* --clock among the step's own options */
 
 static const struct step_info STEP = {
-    .name = "step07", .title = "Reduction 7: a fixed grid, many elements per thread",
-    .min_threads = 64, .max_threads = 1024, .default_threads = 256, .host_finish = true,
+    .name = "step07",
+    .title = "Reduction 7: a fixed grid, many elements per thread",
+    .min_threads = 64,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
     .grid_size = true,
-    .variants = (const struct variant[]){
-        {"tree", "the block's partial sums meet in a tree, as in step06"},
-        {"thread0", "document 004: thread 0 alone adds the block's partial sums, in a loop"},
-        {NULL, NULL}},
-    .extras = (const struct extra_option[]){
-        {"clock", NULL, "also print each block's clock64() cycles (document 004's timing)"},
-        {NULL, NULL, NULL}},
+    .variants =
+        (const struct variant[]){
+            {"tree", "the block's partial sums meet in a tree, as in step06"},
+            {"thread0", "document 004: thread 0 alone adds the block's partial sums, in a loop"},
+            {NULL, NULL}},
+    .extras =
+        (const struct extra_option[]){
+            {"clock", NULL, "also print each block's clock64() cycles (document 004's timing)"},
+            {NULL, NULL, NULL}},
 };
 
 /* How the kernel is launched: block size, the most blocks (--blocks B, or by default the GPU
@@ -52,7 +58,8 @@ static size_t per_thread(size_t n, const struct shape *shape)
 static unsigned depth(size_t n, const struct shape *shape)
 {
     unsigned levels = 0;
-    unsigned block = shape->variant == VARIANT_THREAD0 ? shape->threads : tree_levels(shape->threads);
+    unsigned block = shape->variant == VARIANT_THREAD0 ? shape->threads
+                                                       : tree_levels(shape->threads);
     do levels += (unsigned)per_thread(n, shape) + block;
     while (shape->finish == FINISH_GPU && (n = blocks_for(n, shape)) > 1);
     return levels + (shape->finish == FINISH_CPU ? HOST_FINISH_DEPTH : 0);
@@ -96,7 +103,7 @@ static int measure(const struct options *o, const struct device_info *device, si
     struct input input = {0};
     struct timer timer = {0};
     float *block_sums = NULL;
-    long long *clocks = NULL;        /* --clock: two stamps per block of the first launch */
+    long long *clocks = NULL; /* --clock: two stamps per block of the first launch */
     const float *device_total = NULL;
     int status = EXIT_ENVIRONMENT;
 
@@ -107,8 +114,7 @@ static int measure(const struct options *o, const struct device_info *device, si
     for (int run = 0; run < o->warmup + o->iters; run++) {
         const float *copy = input.copies[run % input.count];
         if (!timer_start(&timer)) goto done;
-        if (!reduce(copy, n, &shape, block_sums, clocks, &device_total, &report.result))
-            goto done;
+        if (!reduce(copy, n, &shape, block_sums, clocks, &device_total, &report.result)) goto done;
         if (!timer_stop(&timer, run >= o->warmup)) goto done;
     }
     report.time = timer_summary(&timer);
@@ -136,7 +142,7 @@ done:
 static int check_all(const struct options *o, const struct device_info *device)
 {
     struct check *check = check_start(&STEP, o, device);
-    struct shape largest = {STEP.min_threads, ~0u, FINISH_GPU, o->variant};   /* the most blocks */
+    struct shape largest = {STEP.min_threads, ~0u, FINISH_GPU, o->variant}; /* the most blocks */
     float *block_sums = NULL;
     struct check_case c;
     bool ran = false;

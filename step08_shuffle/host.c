@@ -6,13 +6,17 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { MIN_ELEMENTS = 8 };           /* per thread, at least: see blocks_for */
-enum { HOST_FINISH_DEPTH = 2 };      /* the host adds in double, then rounds once to float */
-enum { WARP_LEVELS = 5 };            /* shuffles within a warp, and again over the warp sums */
+enum { MIN_ELEMENTS = 8 };      /* per thread, at least: see blocks_for */
+enum { HOST_FINISH_DEPTH = 2 }; /* the host adds in double, then rounds once to float */
+enum { WARP_LEVELS = 5 };       /* shuffles within a warp, and again over the warp sums */
 
 static const struct step_info STEP = {
-    .name = "step08", .title = "Reduction 8: warp shuffles instead of shared memory",
-    .min_threads = 32, .max_threads = 1024, .default_threads = 256, .host_finish = true,
+    .name = "step08",
+    .title = "Reduction 8: warp shuffles instead of shared memory",
+    .min_threads = 32,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
     .grid_size = true,
 };
 
@@ -119,7 +123,7 @@ done:
 static int check_all(const struct options *o, const struct device_info *device)
 {
     struct check *check = check_start(&STEP, o, device);
-    struct shape largest = {STEP.min_threads, ~0u, FINISH_GPU};   /* the most blocks */
+    struct shape largest = {STEP.min_threads, ~0u, FINISH_GPU}; /* the most blocks */
     float *block_sums = NULL;
     struct check_case c;
     bool ran = false;

@@ -6,17 +6,23 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { MIN_ELEMENTS = 8 };           /* per thread, at least: see blocks_for */
-enum { WARP_LEVELS = 5 };            /* shuffles within a warp, and again over the warp sums */
+enum { MIN_ELEMENTS = 8 }; /* per thread, at least: see blocks_for */
+enum { WARP_LEVELS = 5 };  /* shuffles within a warp, and again over the warp sums */
 
 static const struct step_info STEP = {
-    .name = "step09", .title = "One launch: the last block adds the block sums (document 000)",
-    .min_threads = 32, .max_threads = 1024, .default_threads = 256, .grid_size = true,
-    .variants = (const struct variant[]){
-        {"fence", "document 000's __threadfence() and atomicAdd ticket, plus the acquire fence"},
-        {"atomic-ref", "the same guard as one acquire-release cuda::atomic_ref fetch_add"},
-        {"atomic-add", "no last block: every block atomicAdd()s its sum (order varies)"},
-        {NULL, NULL}},
+    .name = "step09",
+    .title = "One launch: the last block adds the block sums (document 000)",
+    .min_threads = 32,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .grid_size = true,
+    .variants =
+        (const struct variant[]){
+            {"fence",
+             "document 000's __threadfence() and atomicAdd ticket, plus the acquire fence"},
+            {"atomic-ref", "the same guard as one acquire-release cuda::atomic_ref fetch_add"},
+            {"atomic-add", "no last block: every block atomicAdd()s its sum (order varies)"},
+            {NULL, NULL}},
 };
 
 /* How the kernel is launched: block size, the most blocks (--blocks B, or by default the GPU
@@ -54,7 +60,7 @@ static unsigned depth(size_t n, const struct shape *shape)
 /* Device memory beside the input: the block sums, the total, and the ticket counter. */
 struct buffers {
     float *block_sums, *total;
-    unsigned *ticket_counter;        /* zeroed once here; the last block sets it back to 0 */
+    unsigned *ticket_counter; /* zeroed once here; the last block sets it back to 0 */
 };
 
 static bool buffers_create(struct buffers *b, unsigned blocks)
@@ -123,7 +129,7 @@ done:
 static int check_all(const struct options *o, const struct device_info *device)
 {
     struct check *check = check_start(&STEP, o, device);
-    struct shape largest = {STEP.min_threads, ~0u, o->variant};   /* the most blocks */
+    struct shape largest = {STEP.min_threads, ~0u, o->variant}; /* the most blocks */
     struct buffers buffers = {0};
     struct check_case c;
     bool ran = false;
@@ -131,7 +137,8 @@ static int check_all(const struct options *o, const struct device_info *device)
     if (check == NULL) return EXIT_ENVIRONMENT;
     if (!buffers_create(&buffers, blocks_for(CHECK_LARGEST_N, &largest))) goto done;
     while (check_next(check, &c)) {
-        struct shape shape = {c.threads, blocks_or_filling(device, c.threads, c.blocks), o->variant};
+        struct shape shape = {c.threads, blocks_or_filling(device, c.threads, c.blocks),
+                              o->variant};
         float total = 0;
         if (!reduce(c.input, c.n, &shape, &buffers)) goto done;
         if (!total_read(buffers.total, &total)) goto done;

@@ -12,21 +12,30 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { MIN_ELEMENTS = 8 };           /* per thread, at least: see blocks_for */
-enum { WARP_LEVELS = 5 };            /* shuffles within a warp, and again over the warp results */
-enum { OP_OPTION, TYPE_OPTION };     /* the step's own options, in the order of STEP.extras */
+enum { MIN_ELEMENTS = 8 };       /* per thread, at least: see blocks_for */
+enum { WARP_LEVELS = 5 };        /* shuffles within a warp, and again over the warp results */
+enum { OP_OPTION, TYPE_OPTION }; /* the step's own options, in the order of STEP.extras */
 
 static const struct step_info STEP = {
-    .name = "step13", .title = "Any type, any operator: one kernel template (document 002)",
-    .min_threads = 32, .max_threads = 1024, .default_threads = 256, .host_finish = true, .grid_size = true,
-    .extras = (const struct extra_option[]){
-        {"op", "O", "sum, min, max, sumsq (sum and sum of squares) or dot   [sum; --check: all]"},
-        {"type", "T", "the elements' type: int, float or double   [float; --check: all]"},
-        {NULL, NULL, NULL}},
+    .name = "step13",
+    .title = "Any type, any operator: one kernel template (document 002)",
+    .min_threads = 32,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
+    .grid_size = true,
+    .extras =
+        (const struct extra_option[]){
+            {"op", "O",
+             "sum, min, max, sumsq (sum and sum of squares) or dot   [sum; --check: all]"},
+            {"type", "T", "the elements' type: int, float or double   [float; --check: all]"},
+            {NULL, NULL, NULL}},
 };
 
 /* The (op, type) pairs to run: op_first..op_last times type_first..type_last. */
-struct pairs { int op_first, op_last, type_first, type_last; };
+struct pairs {
+    int op_first, op_last, type_first, type_last;
+};
 
 /* A name picks one; without a name a run takes sum and float, --check every one. --type int
  * refuses a real-valued pattern: the conversion would drop its fractions. */
@@ -41,12 +50,18 @@ static int pairs_choose(const struct options *o, struct pairs *chosen)
     char pattern[48];
     *chosen = (struct pairs){every_op ? 0 : op_index, every_op ? OPS - 1 : op_index,
                              every_type ? 0 : type_index, every_type ? TYPES - 1 : type_index};
-    if (op_index < 0) fprintf(stderr, "%s: --op takes sum, min, max, sumsq or dot, not '%s'\n", STEP.name, op);
-    else if (type_index < 0) fprintf(stderr, "%s: --type takes int, float or double, not '%s'\n", STEP.name, type);
+    if (op_index < 0)
+        fprintf(stderr, "%s: --op takes sum, min, max, sumsq or dot, not '%s'\n", STEP.name, op);
+    else if (type_index < 0)
+        fprintf(stderr, "%s: --type takes int, float or double, not '%s'\n", STEP.name, type);
     else if (type_index == TYPE_INT && !integer_pattern && !o->check)
-        fprintf(stderr, "%s: --type int takes integer data, and the pattern '%s' is real-valued (uniform, ones "
-                "and onehot are integers)\n", STEP.name, pattern_name(&o->pattern, pattern, sizeof pattern));
-    else return OPTIONS_RUN;
+        fprintf(
+            stderr,
+            "%s: --type int takes integer data, and the pattern '%s' is real-valued (uniform, ones "
+            "and onehot are integers)\n",
+            STEP.name, pattern_name(&o->pattern, pattern, sizeof pattern));
+    else
+        return OPTIONS_RUN;
     fprintf(stderr, "(%s/run --help lists the options)\n", STEP.name);
     return EXIT_USAGE;
 }
@@ -75,14 +90,19 @@ static unsigned depth(size_t n, const struct shape *s)
 {
     size_t blocks = blocks_for(n, s), per_round = blocks * s->threads * ELEMENTS_PER_ROUND;
     size_t per_pass = (size_t)s->threads * PARTIALS_IN_FLIGHT;
-    unsigned own = (unsigned)((n + per_round - 1) / per_round) + tree_levels(ELEMENTS_PER_ROUND) + 2 * WARP_LEVELS;
+    unsigned own = (unsigned)((n + per_round - 1) / per_round) + tree_levels(ELEMENTS_PER_ROUND) +
+                   2 * WARP_LEVELS;
     if (s->finish == FINISH_CPU) return own + (unsigned)blocks;
     if (blocks == 1) return own;
-    return own + (unsigned)((blocks + per_pass - 1) / per_pass) + tree_levels(PARTIALS_IN_FLIGHT) + 2 * WARP_LEVELS;
+    return own + (unsigned)((blocks + per_pass - 1) / per_pass) + tree_levels(PARTIALS_IN_FLIGHT) +
+           2 * WARP_LEVELS;
 }
 
 /* Device memory beside the input: a partial per block, the total, the ticket counter. */
-struct buffers { void *partials, *total; unsigned *ticket_counter; };
+struct buffers {
+    void *partials, *total;
+    unsigned *ticket_counter;
+};
 
 static bool buffers_create(struct buffers *b, unsigned blocks)
 {
@@ -102,8 +122,16 @@ static void buffers_free(struct buffers *b)
 static struct generic_launch launch_for(struct pair p, const void *a, const void *b, size_t n,
                                         const struct shape *s, const struct buffers *buffers)
 {
-    return (struct generic_launch){p.op, p.type, a, b, n, blocks_for(n, s), s->threads, buffers->partials,
-                                   s->finish == FINISH_CPU ? NULL : buffers->total, buffers->ticket_counter};
+    return (struct generic_launch){p.op,
+                                   p.type,
+                                   a,
+                                   b,
+                                   n,
+                                   blocks_for(n, s),
+                                   s->threads,
+                                   buffers->partials,
+                                   s->finish == FINISH_CPU ? NULL : buffers->total,
+                                   buffers->ticket_counter};
 }
 
 /* One run: the launch; finishing on the host, also the copy of the partials and their merge
@@ -116,7 +144,8 @@ static bool reduce(const struct generic_launch *job, double result[MAX_RESULT_VA
 
 /* One size: device memory, the data in its type, timed runs (then CUB's, for a float sum),
  * the check against the host's expected result, and the report. */
-static int measure(const struct options *o, const struct device_info *device, struct pair p, size_t n)
+static int measure(const struct options *o, const struct device_info *device, struct pair p,
+                   size_t n)
 {
     struct shape shape = {o->threads, blocks_or_filling(device, o->threads, o->blocks), o->finish};
     unsigned blocks = blocks_for(n, &shape);
@@ -172,7 +201,7 @@ static int check_all(const struct options *o, const struct device_info *device,
                      const struct pairs *chosen)
 {
     struct check *check = check_start(&STEP, o, device);
-    struct shape largest = {STEP.min_threads, ~0u, FINISH_GPU};   /* the most blocks */
+    struct shape largest = {STEP.min_threads, ~0u, FINISH_GPU}; /* the most blocks */
     struct buffers buffers = {0};
     struct case_arrays arrays = {0};
     struct check_case c;

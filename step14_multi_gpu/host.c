@@ -9,19 +9,25 @@
 #include "team.h"
 #include "toolbox.h"
 
-enum { GPUS_OPTION = 0 };                    /* --gpus among the step's own options */
+enum { GPUS_OPTION = 0 }; /* --gpus among the step's own options */
 
 static const struct step_info STEP = {
-    .name = "step14", .title = "Several GPUs: each reduces its own shard, NCCL adds the totals",
-    .min_threads = FEWEST_THREADS, .max_threads = MOST_THREADS, .default_threads = DEFAULT_THREADS,
-    .variants = (const struct variant[]){
-        {"local", "each GPU reduces its shard; ncclAllReduce adds one float per GPU"},
-        {"gather", "every shard is copied to GPU 0 first, which reduces all n"},
-        {"elementwise", "ncclAllReduce adds the shards elementwise; each GPU reduces the sums"},
-        {NULL, NULL}},
-    .extras = (const struct extra_option[]){
-        {"gpus", "K", "GPUs to use, 1 .. the visible ones   [all; under mpirun: one per process]"},
-        {NULL, NULL, NULL}},
+    .name = "step14",
+    .title = "Several GPUs: each reduces its own shard, NCCL adds the totals",
+    .min_threads = FEWEST_THREADS,
+    .max_threads = MOST_THREADS,
+    .default_threads = DEFAULT_THREADS,
+    .variants =
+        (const struct variant[]){
+            {"local", "each GPU reduces its shard; ncclAllReduce adds one float per GPU"},
+            {"gather", "every shard is copied to GPU 0 first, which reduces all n"},
+            {"elementwise", "ncclAllReduce adds the shards elementwise; each GPU reduces the sums"},
+            {NULL, NULL}},
+    .extras =
+        (const struct extra_option[]){
+            {"gpus", "K",
+             "GPUs to use, 1 .. the visible ones   [all; under mpirun: one per process]"},
+            {NULL, NULL, NULL}},
 };
 
 /* K values meet in K - 1 additions, in whatever order NCCL takes them: after each GPU's
@@ -55,7 +61,7 @@ static bool run_variant(struct team *t, size_t n, unsigned threads, int variant)
         return false;
     for (int i = 0; i < t->count; i++) {
         const struct gpu *g = &t->gpus[i];
-        if (variant == VARIANT_GATHER && g->rank != 0) continue;   /* its shard is on GPU 0 now */
+        if (variant == VARIANT_GATHER && g->rank != 0) continue; /* its shard is on GPU 0 now */
         const float *in = reduction_input(g, variant);
         size_t length = reduction_length(g, n, t->size, variant);
         CUDA_TRY(cudaSetDevice(g->device));
@@ -123,7 +129,7 @@ static int measure(struct team *t, const struct options *o, size_t n)
              n / t->size, shard_start(n, 1, t->size), o->threads,
              o->variant == VARIANT_GATHER ? "GPU 0 over all n" : "every GPU over a shard's length");
     report_judge(&report, &whole.reference, depth(n, t->size, o->threads, o->variant));
-    status = EXIT_CORRECT;           /* a process that holds no total has nothing to judge */
+    status = EXIT_CORRECT; /* a process that holds no total has nothing to judge */
     if (!held) goto done;
     report_print(&report, o);
     if (!o->csv && !o->quiet) team_print(t, o->variant, &report, combine, alone);
@@ -179,7 +185,8 @@ int main(int argc, char **argv)
     struct team team;
     int gpus = 0;
     int status = options_parse(argc, argv, &STEP, &options);
-    if (status == OPTIONS_RUN) status = team_gpus_option(options.extra[GPUS_OPTION], STEP.name, &gpus);
+    if (status == OPTIONS_RUN)
+        status = team_gpus_option(options.extra[GPUS_OPTION], STEP.name, &gpus);
     if (status != OPTIONS_RUN) return status;
 
     if (!team_begin(&team, STEP.name)) return team_end(&team, EXIT_ENVIRONMENT);

@@ -17,7 +17,7 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 };   /* a float4's four lanes; the head and tail floats */
+enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* a float4's four lanes; the head and tail floats */
 
 cudaError_t reduce_on_stream(const float *in, size_t n, unsigned threads, const struct scratch *s,
                              cudaStream_t stream)
@@ -33,7 +33,8 @@ unsigned reduce_depth(size_t n, unsigned threads)
 {
     size_t blocks = grid_blocks(n, threads);
     size_t per_round = (size_t)threads * SUM_VECTORS_IN_FLIGHT * FLOATS_PER_VECTOR;
-    unsigned own = tree_levels(VECTORS_PER_THREAD) + LANE_LEVELS + EDGE_LEVELS + tree_levels(threads);
+    unsigned own = tree_levels(VECTORS_PER_THREAD) + LANE_LEVELS + EDGE_LEVELS +
+                   tree_levels(threads);
     unsigned last_block = (unsigned)((blocks + per_round - 1) / per_round) +
                           tree_levels(SUM_VECTORS_IN_FLIGHT) + LANE_LEVELS + EDGE_LEVELS +
                           tree_levels(threads);

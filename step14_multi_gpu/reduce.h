@@ -19,9 +19,9 @@ enum { FEWEST_THREADS = 128, MOST_THREADS = 1024, DEFAULT_THREADS = 512 };
 
 /* Device memory the launch needs beside its input, on the GPU that runs it. */
 struct scratch {
-    float *block_sums;               /* room for grid_blocks() floats, rounded up to float4 */
-    float *total;                    /* where the launch leaves the sum */
-    unsigned *ticket_counter;        /* 0 before and after every launch */
+    float *block_sums;        /* room for grid_blocks() floats, rounded up to float4 */
+    float *total;             /* where the launch leaves the sum */
+    unsigned *ticket_counter; /* 0 before and after every launch */
 };
 
 /* The longest chain of float additions any element goes through in reduce_on_stream over n

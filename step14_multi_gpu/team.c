@@ -85,7 +85,10 @@ static bool mpi_from_rank0(void *bytes, size_t size)
     return MPI_OK(MPI_Bcast(bytes, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD));
 }
 
-static bool mpi_barrier(void) { return MPI_OK(MPI_Barrier(MPI_COMM_WORLD)); }
+static bool mpi_barrier(void)
+{
+    return MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
 
 /* Every process's slowest time becomes the largest of them, its combine the smallest. */
 static bool mpi_agree(double *slowest, double *combine)
@@ -94,8 +97,14 @@ static bool mpi_agree(double *slowest, double *combine)
     return MPI_OK(MPI_Allreduce(MPI_IN_PLACE, combine, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
 }
 
-static void mpi_abort(int status) { MPI_Abort(MPI_COMM_WORLD, status); }
-static bool mpi_finish(void) { return MPI_OK(MPI_Finalize()); }
+static void mpi_abort(int status)
+{
+    MPI_Abort(MPI_COMM_WORLD, status);
+}
+static bool mpi_finish(void)
+{
+    return MPI_OK(MPI_Finalize());
+}
 #else
 static bool mpi_start(struct team *t)
 {
@@ -118,14 +127,23 @@ static bool mpi_from_rank0(void *bytes, size_t size)
     (void)bytes, (void)size;
     return true;
 }
-static bool mpi_barrier(void) { return true; }
+static bool mpi_barrier(void)
+{
+    return true;
+}
 static bool mpi_agree(double *slowest, double *combine)
 {
     (void)slowest, (void)combine;
     return true;
 }
-static void mpi_abort(int status) { (void)status; }
-static bool mpi_finish(void) { return true; }
+static void mpi_abort(int status)
+{
+    (void)status;
+}
+static bool mpi_finish(void)
+{
+    return true;
+}
 #endif
 
 /* ---- Start-up: the processes, the GPUs, NCCL ------------------------------------------- */
@@ -136,8 +154,10 @@ int team_gpus_option(const char *text, const char *program, int *gpus)
     bool digits = text != NULL && *text >= '0' && *text <= '9' && *end == '\0';
     *gpus = (int)value;
     if (text == NULL || (digits && value >= 1 && value <= MAX_GPUS)) return OPTIONS_RUN;
-    fprintf(stderr, "%s: --gpus takes a whole number in 1..%d, not '%s'\n(%s/run --help lists the options)\n",
-            program, MAX_GPUS, text, program);
+    fprintf(
+        stderr,
+        "%s: --gpus takes a whole number in 1..%d, not '%s'\n(%s/run --help lists the options)\n",
+        program, MAX_GPUS, text, program);
     return EXIT_USAGE;
 }
 
@@ -155,8 +175,10 @@ bool team_begin(struct team *t, const char *program)
 static int choose_local_gpus(struct team *t, int wanted, int visible)
 {
     if (wanted > visible) {
-        fprintf(stderr, "%s: --gpus %d, but this machine shows %d GPU(s) (CUDA_VISIBLE_DEVICES "
-                "chooses which)\n", t->program, wanted, visible);
+        fprintf(stderr,
+                "%s: --gpus %d, but this machine shows %d GPU(s) (CUDA_VISIBLE_DEVICES "
+                "chooses which)\n",
+                t->program, wanted, visible);
         return EXIT_ENVIRONMENT;
     }
     t->size = t->count = wanted > 0 ? wanted : visible < MAX_GPUS ? visible : MAX_GPUS;
@@ -173,13 +195,17 @@ static int choose_mpi_gpu(struct team *t, int wanted, int visible)
     t->count = 1;
     t->gpus[0] = (struct gpu){.device = visible > 1 ? local : 0, .rank = t->process};
     if (wanted > 0 && wanted != t->processes) {
-        fprintf(stderr, "%s: --gpus %d, but mpirun started %d process(es), and each drives one GPU: "
-                "leave --gpus out, or start %d\n", t->program, wanted, t->processes, wanted);
+        fprintf(stderr,
+                "%s: --gpus %d, but mpirun started %d process(es), and each drives one GPU: "
+                "leave --gpus out, or start %d\n",
+                t->program, wanted, t->processes, wanted);
         return EXIT_USAGE;
     }
     if (visible == 1 || local < visible) return OPTIONS_RUN;
-    fprintf(stderr, "%s: process %d is number %d on its machine, which shows %d GPU(s): start at "
-            "most %d processes per machine\n", t->program, t->process, local + 1, visible, visible);
+    fprintf(stderr,
+            "%s: process %d is number %d on its machine, which shows %d GPU(s): start at "
+            "most %d processes per machine\n",
+            t->program, t->process, local + 1, visible, visible);
     return EXIT_ENVIRONMENT;
 }
 
@@ -210,8 +236,8 @@ static bool allow_direct_copies(struct team *t)
         t->direct_copies = t->direct_copies && possible;
         if (!possible) continue;
         cudaError_t status = cudaDeviceEnablePeerAccess(t->gpus[i].device, 0);
-        if (status == cudaErrorPeerAccessAlreadyEnabled) {   /* enabled before: what we want */
-            (void)cudaGetLastError();                          /* and not an error to report later */
+        if (status == cudaErrorPeerAccessAlreadyEnabled) { /* enabled before: what we want */
+            (void)cudaGetLastError();                      /* and not an error to report later */
             status = cudaSuccess;
         }
         CUDA_TRY(status);
@@ -264,7 +290,8 @@ int team_open(struct team *t, const struct device_info *device, int wanted, int 
 {
     int visible = 0;
     if (!CUDA_OK(cudaGetDeviceCount(&visible))) return EXIT_ENVIRONMENT;
-    int status = t->mpi ? choose_mpi_gpu(t, wanted, visible) : choose_local_gpus(t, wanted, visible);
+    int status = t->mpi ? choose_mpi_gpu(t, wanted, visible)
+                        : choose_local_gpus(t, wanted, visible);
     if (status != OPTIONS_RUN) return status;
     for (int i = 0; i < t->count; i++)
         if (!gpu_prepare(&t->gpus[i], device, runs)) return EXIT_ENVIRONMENT;
@@ -386,7 +413,7 @@ bool team_scatter(struct team *t, const float *whole, const float *host, size_t 
 bool team_poison(struct team *t, size_t n)
 {
     struct gpu *g = team_first(t);
-    enum { NAN_BYTE = 0xff };        /* all bits set: a NaN */
+    enum { NAN_BYTE = 0xff }; /* all bits set: a NaN */
     if (g == NULL) return true;
     CUDA_TRY(cudaSetDevice(g->device));
     CUDA_TRY(cudaMemset(g->shard + g->length, NAN_BYTE, (n - g->length) * sizeof(float)));
@@ -536,10 +563,11 @@ struct timing team_times(struct team *t, struct timing *combine)
 void team_print(const struct team *t, int variant, const struct report *r, struct timing combine,
                 struct timing alone)
 {
-    const char *gather = t->mpi ? "every shard sent to GPU 0 (ncclSend, ncclRecv)"
-                       : t->direct_copies || t->count == 1
-                           ? "every shard copied to GPU 0 (cudaMemcpyPeerAsync)"
-                           : "every shard copied to GPU 0 (cudaMemcpyPeerAsync, staged through host memory)";
+    const char *gather =
+        t->mpi ? "every shard sent to GPU 0 (ncclSend, ncclRecv)"
+        : t->direct_copies || t->count == 1
+            ? "every shard copied to GPU 0 (cudaMemcpyPeerAsync)"
+            : "every shard copied to GPU 0 (cudaMemcpyPeerAsync, staged through host memory)";
     const char *combines[] = {"ncclAllReduce of one float per GPU", gather,
                               "ncclAllReduce of the shards, element by element"};
     double bytes = (double)r->n * sizeof(float);
@@ -568,9 +596,10 @@ bool team_total(struct team *t, int variant, float *total, bool *held)
         if (!*held) {
             first = *total = value;
         } else if (memcmp(&value, &first, sizeof value) != 0) {
-            fprintf(stderr, "%s: GPU %d holds %.9g but GPU %d holds %.9g: an all-reduce must "
-                    "leave the same total everywhere\n", t->program, g->rank, value,
-                    t->gpus[0].rank, first);
+            fprintf(stderr,
+                    "%s: GPU %d holds %.9g but GPU %d holds %.9g: an all-reduce must "
+                    "leave the same total everywhere\n",
+                    t->program, g->rank, value, t->gpus[0].rank, first);
             *total = NAN;
         }
         *held = true;
