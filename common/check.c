@@ -114,9 +114,10 @@ struct check *check_start(const struct step_info *step, const struct options *op
         return c != NULL ? (check_finish(c, false), NULL) : NULL;
     }
     plan(c);
-    if (device_memory_fits(device, bytes, "--check's input") &&
-        CUDA_OK(cudaMalloc((void **)&c->device, bytes)))
-        return c;
+    if (!device_memory_fits(device, bytes, "--check's input")) goto failed;
+    if (!CUDA_OK(cudaMalloc((void **)&c->device, bytes))) goto failed;
+    return c;
+failed:
     check_finish(c, false);
     return NULL;
 }

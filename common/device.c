@@ -42,15 +42,15 @@ bool device_open(struct device_info *d, const char *program)
         explain_no_device(program, status == cudaSuccess ? cudaErrorNoDevice : status);
         return false;
     }
-    if (!CUDA_OK(cudaSetDevice(0)) || !CUDA_OK(cudaGetDeviceProperties(&prop, 0)) ||
-        !CUDA_OK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0)) ||
-        !CUDA_OK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0)) ||
-        !CUDA_OK(cudaDeviceGetAttribute(&d->sm_clock_khz, cudaDevAttrClockRate, 0)) ||
-        !CUDA_OK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0)) ||
-        !CUDA_OK(cudaDeviceGetAttribute(&d->max_blocks_per_sm,
-                                        cudaDevAttrMaxBlocksPerMultiprocessor, 0)) ||
-        !CUDA_OK(cudaRuntimeGetVersion(&d->runtime_version)))
-        return false;
+    CUDA_TRY(cudaSetDevice(0));
+    CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
+    CUDA_TRY(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0));
+    CUDA_TRY(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
+    CUDA_TRY(cudaDeviceGetAttribute(&d->sm_clock_khz, cudaDevAttrClockRate, 0));
+    CUDA_TRY(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    CUDA_TRY(
+        cudaDeviceGetAttribute(&d->max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, 0));
+    CUDA_TRY(cudaRuntimeGetVersion(&d->runtime_version));
     snprintf(d->name, sizeof d->name, "%s", prop.name);
     d->sm_count = prop.multiProcessorCount, d->cc_major = prop.major, d->cc_minor = prop.minor;
     d->max_threads_per_sm = prop.maxThreadsPerMultiProcessor, d->l2_bytes = (size_t)l2;
@@ -105,8 +105,11 @@ bool sum_on_host(const float *block_sums, size_t count, float *total)
 {
     float *copy = malloc(count * sizeof(float));
     double sum = 0;
-    bool ok = copy != NULL &&
-              CUDA_OK(cudaMemcpy(copy, block_sums, count * sizeof(float), cudaMemcpyDeviceToHost));
+    if (copy == NULL) {
+        fprintf(stderr, "not enough host memory for %zu block sums\n", count);
+        return false;
+    }
+    bool ok = CUDA_OK(cudaMemcpy(copy, block_sums, count * sizeof(float), cudaMemcpyDeviceToHost));
     for (size_t i = 0; ok && i < count; i++) sum += copy[i];
     *total = (float)sum;
     free(copy);

@@ -29,17 +29,22 @@ static bool second_array(struct typed_input *t, const struct options *o, size_t 
         return false;
     }
     pattern_fill(t->b_host, n, &o->pattern, o->seed + SECOND_SEED);
-    bool ok = device_memory_fits(device, n * sizeof(float), "dot's second array") &&
-              CUDA_OK(cudaMalloc((void **)&floats, (n > 0 ? n : 1) * sizeof(float))) &&
-              CUDA_OK(cudaMemcpy(floats, t->b_host, n * sizeof(float), cudaMemcpyHostToDevice));
-    if (ok && type == TYPE_FLOAT) {
-        t->owned[MAX_BUFFERS] = floats;
+    bool ok = false;
+    if (!device_memory_fits(device, n * sizeof(float), "dot's second array")) goto done;
+    if (!CUDA_OK(cudaMalloc((void **)&floats, (n > 0 ? n : 1) * sizeof(float)))) goto done;
+    if (!CUDA_OK(cudaMemcpy(floats, t->b_host, n * sizeof(float), cudaMemcpyHostToDevice)))
+        goto done;
+    if (type == TYPE_FLOAT) {
+        t->owned[MAX_BUFFERS] = floats; /* the floats are the array itself */
         floats = NULL;
-    } else if (ok) {
-        ok = converted(&t->owned[MAX_BUFFERS], floats, n, type, device);
+    } else if (!converted(&t->owned[MAX_BUFFERS], floats, n, type, device)) {
+        goto done;
     }
     t->b = t->owned[MAX_BUFFERS];
-    return CUDA_OK(cudaFree(floats)) && ok;
+    ok = true;
+done:
+    if (!CUDA_OK(cudaFree(floats))) ok = false;
+    return ok;
 }
 
 bool typed_input_create(struct typed_input *t, const struct options *o, size_t n, struct pair p,
