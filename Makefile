@@ -73,7 +73,8 @@ endif
 $(STEP14)/run: $(BUILD)/step12_small_n/reduce.o
 $(STEP14)/run: LDLIBS += -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR) \
                          -l:$(notdir $(NCCL_LIBRARY)) $(MPI_LDLIBS)
-$(BUILD)/$(STEP14)/%.o: CPPFLAGS += -I$(NCCL_ROOT)/include $(if $(MPI_CPPFLAGS),-DWITH_MPI $(MPI_CPPFLAGS))
+$(BUILD)/$(STEP14)/%.o: CPPFLAGS += -I$(NCCL_ROOT)/include \
+                                    $(if $(MPI_CPPFLAGS),-DWITH_MPI $(MPI_CPPFLAGS))
 
 .PHONY: all help test clean ladder bench charts profile sanitize accuracy ptx labs grade step12-variants \
         format format-check \
