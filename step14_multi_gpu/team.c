@@ -76,7 +76,8 @@ static bool mpi_local_rank(int *local)
     MPI_Comm machine;
     MPI_TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine));
     bool ok = MPI_OK(MPI_Comm_rank(machine, local));
-    return MPI_OK(MPI_Comm_free(&machine)) && ok;
+    if (!MPI_OK(MPI_Comm_free(&machine))) ok = false;
+    return ok;
 }
 
 /* Rank 0's bytes to every process. */
@@ -303,13 +304,21 @@ int team_open(struct team *t, const struct device_info *device, int wanted, int 
     return OPTIONS_RUN;
 }
 
+/* Every communicator finalized in one group: false at the first that fails. */
+static bool communicators_finalize(struct team *t)
+{
+    NCCL_TRY(ncclGroupStart());
+    for (int i = 0; i < t->count; i++)
+        if (t->gpus[i].comm != NULL) NCCL_TRY(ncclCommFinalize(t->gpus[i].comm));
+    NCCL_TRY(ncclGroupEnd());
+    return true;
+}
+
 /* After an error NCCL's operations may never finish: abort the communicators instead. */
 static void communicators_close(struct team *t, bool failed)
 {
-    bool finalized = !failed && NCCL_OK(ncclGroupStart());
-    for (int i = 0; finalized && i < t->count; i++)
-        if (t->gpus[i].comm != NULL) finalized = NCCL_OK(ncclCommFinalize(t->gpus[i].comm));
-    finalized = finalized && NCCL_OK(ncclGroupEnd());
+    bool finalized = false;
+    if (!failed) finalized = communicators_finalize(t);
     for (int i = 0; i < t->count; i++) {
         ncclComm_t comm = t->gpus[i].comm;
         if (comm != NULL) NCCL_OK(finalized ? ncclCommDestroy(comm) : ncclCommAbort(comm));
