@@ -45,6 +45,15 @@ struct team {
     struct gpu gpus[MAX_GPUS];
 };
 
+/* processes.c: MPI, under mpirun. Each says what failed and gives false. */
+bool mpi_start(struct team *team);             /* MPI_Init; only rank 0 keeps its stdout */
+bool mpi_local_rank(int *local);               /* this process's place on its machine */
+bool mpi_from_rank0(void *bytes, size_t size); /* rank 0's bytes to every process */
+bool mpi_barrier(void);
+bool mpi_agree(double *slowest, double *combine); /* the largest slowest, the smallest combine */
+void mpi_abort(int status);                       /* stops every process */
+bool mpi_finish(void);                            /* MPI_Finalize */
+
 /* --gpus K (text NULL: absent, *gpus 0): 1 .. MAX_GPUS, else EXIT_USAGE naming the value. */
 int team_gpus_option(const char *text, const char *program, int *gpus);
 
