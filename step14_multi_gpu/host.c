@@ -1,8 +1,9 @@
 /* step14_multi_gpu: the program.
  * It reads top to bottom like the other steps: the options, the data, device memory, the
  * runs, the check, the time, the report. New here: the data lies on K GPUs, each reduces its
- * own shard with step12's kernel (reduce.cu), and NCCL adds the K totals. team.c sets up the
- * GPUs, NCCL and, under mpirun, MPI, and times several GPUs at once. */
+ * own shard with step12's kernel (reduce.c picks it), and NCCL adds the K totals. team.c
+ * sets up the GPUs and NCCL and times several GPUs at once; processes.c holds the MPI calls
+ * for mpirun. A call that fails has said why: the program frees what it holds and exits 3. */
 #include <stdlib.h>
 
 #include "reduce.h"
