@@ -36,25 +36,48 @@ NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Icommon -Xcompiler -Wall,-Wext
 LDLIBS := -lcudart -lgomp
 comma := ,
 
-# step14 combines the GPUs' totals with NCCL (and, under mpirun, MPI). NCCL_HOME overrides;
-# otherwise the CUDA toolkit's copy, or the one pip's nvidia-nccl package brings.
-NCCL_CANDIDATES := $(NCCL_HOME) $(CUDA_HOME) \
-    $(wildcard /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl)
-NCCL_DIR := $(firstword $(foreach d,$(NCCL_CANDIDATES),$(if $(wildcard $(d)/include/nccl.h),$(d))))
-NCCL_LIBDIR := $(firstword $(wildcard $(NCCL_DIR)/lib64/libnccl.so* $(NCCL_DIR)/lib/libnccl.so*))
-MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
-MPI_LIBS := $(shell mpicc --showme:link 2>/dev/null)
-ifeq ($(NCCL_DIR),)
-STEP_DIRS := $(filter-out step14_multi_gpu,$(STEP_DIRS))
-NCCL_NOTE := step14_multi_gpu needs NCCL (nccl.h and libnccl): set NCCL_HOME to build it
+# ---- step14_multi_gpu: NCCL, and MPI where mpicc is installed ----------------------------
+# NCCL: the first of NCCL_HOME, the CUDA toolkit, the system's directories, and the copy that
+# pip's nvidia-nccl package installs (Python says where its folder is).
+PYTHON ?= python3
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+ifneq ($(NCCL_HOME),)
+NCCL_ROOT := $(NCCL_HOME)
+else ifneq ($(wildcard $(CUDA_HOME)/include/nccl.h),)
+NCCL_ROOT := $(CUDA_HOME)
+else ifneq ($(wildcard /usr/include/nccl.h),)
+NCCL_ROOT := /usr
 else
-STEP14_CPPFLAGS := -I$(NCCL_DIR)/include $(if $(MPI_CFLAGS),-DWITH_MPI $(MPI_CFLAGS))
-# nvcc links: -Wl,x and -pthread reach the host linker through -Xlinker and -Xcompiler
-STEP14_LIBS := -L$(dir $(NCCL_LIBDIR)) -Xlinker -rpath=$(dir $(NCCL_LIBDIR)) -l:$(notdir $(NCCL_LIBDIR)) \
-    $(foreach f,$(MPI_LIBS),$(if $(filter -Wl$(comma)%,$(f)),-Xlinker $(patsubst -Wl$(comma)%,%,$(f)),$(if $(filter -pthread,$(f)),-Xcompiler -pthread,$(f))))
+NCCL_ROOT := $(shell $(PYTHON) -c 'import importlib.util as u; \
+    print(u.find_spec("nvidia.nccl").submodule_search_locations[0])' 2>/dev/null)
 endif
+# The library as the folder has it: libnccl.so, or only libnccl.so.2 (pip's copy).
+NCCL_LIBRARY := $(firstword $(wildcard $(foreach d,lib64 lib lib/$(MULTIARCH),\
+                  $(NCCL_ROOT)/$(d)/libnccl.so $(NCCL_ROOT)/$(d)/libnccl.so.[0-9])))
+NCCL_LIBDIR := $(patsubst %/,%,$(dir $(NCCL_LIBRARY)))
+
+# One of mpicc's link flags, as nvcc takes it: nvcc knows -L and -l, and hands on to the
+# host linker or compiler only what -Xlinker or -Xcompiler names.
+#   -Wl,a,b  becomes  -Xlinker a,b       -pthread  becomes  -Xcompiler -pthread
+for_nvcc = $(or $(patsubst -Wl$(comma)%,-Xlinker %,$(filter -Wl$(comma)%,$(1))),\
+                $(patsubst -pthread,-Xcompiler -pthread,$(1)))
+MPI_CPPFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LDLIBS := $(foreach flag,$(shell mpicc --showme:link 2>/dev/null),$(call for_nvcc,$(flag)))
+
+STEP14 := step14_multi_gpu
+ifeq ($(and $(wildcard $(NCCL_ROOT)/include/nccl.h),$(NCCL_LIBRARY)),)
+STEP_DIRS := $(filter-out $(STEP14),$(STEP_DIRS))
+NCCL_NOTE := $(STEP14) needs NCCL (include/nccl.h and lib/libnccl.so): set NCCL_HOME to build it
+endif
+# Its kernels are step12's, compiled once (step12_small_n/reduce.cu), not a copy.
+$(STEP14)/run: $(BUILD)/step12_small_n/reduce.o
+$(STEP14)/run: LDLIBS += -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR) \
+                         -l:$(notdir $(NCCL_LIBRARY)) $(MPI_LDLIBS)
+$(BUILD)/$(STEP14)/%.o: CPPFLAGS += -I$(NCCL_ROOT)/include \
+                                    $(if $(MPI_CPPFLAGS),-DWITH_MPI $(MPI_CPPFLAGS))
 
 .PHONY: all help test clean ladder bench charts figures profile sanitize accuracy ptx labs grade step12-variants \
+        format format-check \
         $(STEP_DIRS) $(SHORT_NAMES)
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
@@ -66,7 +89,8 @@ help:
 	@echo "make                build every step (stepNN_<name>/run, with a link stepNN) and lab"
 	@echo "make stepNN         one step of the ladder: make step05 && ./step05/run"
 	@echo "make <directory>    any step directory, a copy of a step too: make step04_mine"
-	@echo "make test           build, then run the tests (installs Criterion if missing)"
+	@echo "make -j test        build, then run the tests (installs Criterion if missing)"
+	@echo "make test TEST_ARGS=--verbose   the same, each test named; skipped ones say why"
 	@echo "make labNN          a lab's starter kernel in its step's program: ./labs/labNN/run --check"
 	@echo "make grade SUBMISSIONS=dir LAB=labNN   check every student's reduce.cu, write a CSV"
 	@echo "make bench          on a GPU: every step and CUB over n = 2^10 .. 2^30 -> docs/results/bench.csv"
@@ -76,6 +100,8 @@ help:
 	@echo "make profile STEP=NN  on a GPU: Nsight Compute counters of stepNN beside step(NN-1)"
 	@echo "make sanitize       on a GPU: compute-sanitizer on every step"
 	@echo "make ptx            the PTX (and SASS, where cuobjdump is installed) of every kernel"
+	@echo "make format         clang-format every .c, .h, .cu and .cuh in place (.clang-format)"
+	@echo "make format-check   list the files that make format would change; fail if any"
 	@echo "variables: ARCH=sm_NN (now $(or $(ARCH),sm_90 + compute_75 PTX)), CUDA_HOME, NVCC, CC, NCCL_HOME"
 
 # make stepNN_<name>: its program; make stepNN: the same, and a link stepNN -> stepNN_<name>
@@ -88,11 +114,11 @@ $(foreach d,$(LADDER_BUILT),$(eval $(call short_name,$(d))))
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(<D) $(if $(filter step14_multi_gpu/%,$<),$(STEP14_CPPFLAGS)) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) -I$(<D) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -I$(<D) $(if $(filter step14_multi_gpu/%,$<),-I$(NCCL_DIR)/include) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -I$(<D) -c $< -o $@
 
 # Each program's objects named outright, so that make keeps them and rebuilds a missing one.
 # Named only by the pattern rule below, they would be intermediate files: make would delete
@@ -100,7 +126,7 @@ $(BUILD)/%.o: %.cu
 $(foreach d,$(STEP_DIRS) step12_small_n/variants,$(eval $(d)/run: $(call step_objects,$(d))))
 
 %/run: $$(call step_objects,$$*) $(COMMON_OBJECTS)
-	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) $(if $(filter step14_multi_gpu/%,$@),$(STEP14_LIBS))
+	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
 
 # The kernels step12 was chosen from, timed side by side (step12_small_n/variants/).
 step12-variants: step12_small_n/variants/run
@@ -118,13 +144,15 @@ $(TEST_BINARY): $(TEST_OBJECTS)
 	@mkdir -p $(@D)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) -lcriterion
 
-# The tests run the programs as a student does: build them all first. The GPU tests share
-# one GPU, so at most four run at once unless CRITERION_JOBS says otherwise.
+# The tests run the programs as a student does: build them all first (make -j builds them in
+# parallel). The GPU tests share one GPU, so at most four run at once unless CRITERION_JOBS
+# says otherwise. TEST_ARGS goes to Criterion: --verbose lists every test, skipped ones with
+# their reason; --filter 'step14/*' runs some.
 TEST_JOBS := 4
 test: all
 	@tests/ensure-criterion.sh
 	@$(MAKE) --no-print-directory $(TEST_BINARY)
-	CRITERION_JOBS=$${CRITERION_JOBS:-$(TEST_JOBS)} $(TEST_BINARY)
+	CRITERION_JOBS=$${CRITERION_JOBS:-$(TEST_JOBS)} $(TEST_BINARY) $(TEST_ARGS)
 
 ladder:
 	@echo $(LADDER_BUILT)
@@ -150,6 +178,19 @@ accuracy: all $(BUILD)/bench/cpu_sums
 
 ptx:
 	bash bench/ptx.sh
+
+# Every C, C++ and CUDA file of the project, the build's outputs and hidden folders left out.
+CLANG_FORMAT ?= clang-format
+FORMAT_FILES ?= $(shell find . \( -path ./$(BUILD) -o -path './.*' \) -prune -o -type f \
+                  \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) -print | sort)
+
+format:
+	$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+format-check:
+	@$(CLANG_FORMAT) --version
+	@differ=$$(for f in $(FORMAT_FILES); do $(CLANG_FORMAT) "$$f" | cmp -s "$$f" - || echo "$$f"; done); \
+	if [ -n "$$differ" ]; then echo "not formatted (make format fixes them):"; echo "$$differ"; exit 1; fi
 
 clean:
 	rm -rf $(BUILD) tests/bin $(addsuffix /run,$(STEP_DIRS)) $(SHORT_NAMES) labs/lab*/program \

@@ -17,14 +17,19 @@ bool cuda_succeeded(cudaError_t status, const char *call, const char *file, int 
  * an NVIDIA GPU, so the message says what works without one instead. */
 static void explain_no_device(const char *program, cudaError_t status)
 {
-    fprintf(stderr, "%s: no CUDA device: %s.\n  The kernels run on an NVIDIA GPU with its driver loaded, and "
-            "this machine offers none.\n  Without one you can still build every step (make), run the tests that "
-            "need no GPU (make test\n  says how many it skipped) and read the kernels' PTX (make ptx): see \"Without "
-            "a GPU\" in README.md.\n", program,
-            status == cudaErrorNoDevice ? "no CUDA-capable GPU was found"
-            : status == cudaErrorInsufficientDriver
-                ? "no NVIDIA driver answered (none is loaded, or it is older than this CUDA)"
-                : cudaGetErrorString(status));
+    fprintf(
+        stderr,
+        "%s: no CUDA device: %s.\n  The kernels run on an NVIDIA GPU with its driver loaded, and "
+        "this machine offers none.\n  Without one you can still build every step (make), run the "
+        "tests that "
+        "need no GPU (make test\n  says how many it skipped) and read the kernels' PTX (make ptx): "
+        "see \"Without "
+        "a GPU\" in README.md.\n",
+        program,
+        status == cudaErrorNoDevice ? "no CUDA-capable GPU was found"
+        : status == cudaErrorInsufficientDriver
+            ? "no NVIDIA driver answered (none is loaded, or it is older than this CUDA)"
+            : cudaGetErrorString(status));
 }
 
 bool device_open(struct device_info *d, const char *program)
@@ -37,19 +42,21 @@ bool device_open(struct device_info *d, const char *program)
         explain_no_device(program, status == cudaSuccess ? cudaErrorNoDevice : status);
         return false;
     }
-    if (!CUDA_OK(cudaSetDevice(0)) || !CUDA_OK(cudaGetDeviceProperties(&prop, 0)) ||
-        !CUDA_OK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0)) ||
-        !CUDA_OK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0)) ||
-        !CUDA_OK(cudaDeviceGetAttribute(&d->sm_clock_khz, cudaDevAttrClockRate, 0)) ||
-        !CUDA_OK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0)) ||
-        !CUDA_OK(cudaDeviceGetAttribute(&d->max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, 0)) ||
-        !CUDA_OK(cudaRuntimeGetVersion(&d->runtime_version)))
-        return false;
+    CUDA_TRY(cudaSetDevice(0));
+    CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
+    CUDA_TRY(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0));
+    CUDA_TRY(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
+    CUDA_TRY(cudaDeviceGetAttribute(&d->sm_clock_khz, cudaDevAttrClockRate, 0));
+    CUDA_TRY(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    CUDA_TRY(
+        cudaDeviceGetAttribute(&d->max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, 0));
+    CUDA_TRY(cudaRuntimeGetVersion(&d->runtime_version));
     snprintf(d->name, sizeof d->name, "%s", prop.name);
     d->sm_count = prop.multiProcessorCount, d->cc_major = prop.major, d->cc_minor = prop.minor;
     d->max_threads_per_sm = prop.maxThreadsPerMultiProcessor, d->l2_bytes = (size_t)l2;
     /* data moves on both clock edges (x2) over the whole bus */
-    d->peak_gb_per_s = DOUBLE_DATA_RATE * (double)memory_khz * HZ_PER_KHZ * bus_bits / BITS_PER_BYTE / BYTES_PER_GB;
+    d->peak_gb_per_s = DOUBLE_DATA_RATE * (double)memory_khz * HZ_PER_KHZ * bus_bits /
+                       BITS_PER_BYTE / BYTES_PER_GB;
     return true;
 }
 
@@ -58,15 +65,29 @@ bool device_memory_fits(const struct device_info *device, size_t bytes, const ch
     size_t free_bytes = 0, total_bytes = 0;
     if (!CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes))) return false;
     if (bytes > free_bytes)
-        fprintf(stderr, "not enough device memory for %s: it needs %.1f MiB, %.1f MiB of %.1f MiB are free on %s\n",
-                what, bytes / BYTES_PER_MIB, free_bytes / BYTES_PER_MIB, total_bytes / BYTES_PER_MIB, device->name);
+        fprintf(stderr,
+                "not enough device memory for %s: it needs %.1f MiB, %.1f MiB of %.1f MiB are free "
+                "on %s\n",
+                what, bytes / BYTES_PER_MIB, free_bytes / BYTES_PER_MIB,
+                total_bytes / BYTES_PER_MIB, device->name);
     return bytes <= free_bytes;
 }
 
 unsigned filling_grid(const struct device_info *device, unsigned threads)
 {
-    unsigned per_sm = device->max_threads_per_sm / threads, limit = (unsigned)device->max_blocks_per_sm;
+    unsigned per_sm = device->max_threads_per_sm / threads,
+             limit = (unsigned)device->max_blocks_per_sm;
     return device->sm_count * (per_sm < limit ? per_sm : limit);
+}
+
+unsigned blocks_or_filling(const struct device_info *device, unsigned threads, unsigned blocks)
+{
+    return blocks > 0 ? blocks : filling_grid(device, threads);
+}
+
+unsigned blocks_to_cover(size_t n, size_t per_block)
+{
+    return n > per_block ? (unsigned)((n + per_block - 1) / per_block) : 1;
 }
 
 double effective_gb_per_s(double bytes, double milliseconds)
@@ -76,14 +97,19 @@ double effective_gb_per_s(double bytes, double milliseconds)
 
 bool total_read(const float *device_total, float *total)
 {
-    return device_total == NULL || CUDA_OK(cudaMemcpy(total, device_total, sizeof *total, cudaMemcpyDeviceToHost));
+    return device_total == NULL ||
+           CUDA_OK(cudaMemcpy(total, device_total, sizeof *total, cudaMemcpyDeviceToHost));
 }
 
 bool sum_on_host(const float *block_sums, size_t count, float *total)
 {
     float *copy = malloc(count * sizeof(float));
     double sum = 0;
-    bool ok = copy != NULL && CUDA_OK(cudaMemcpy(copy, block_sums, count * sizeof(float), cudaMemcpyDeviceToHost));
+    if (copy == NULL) {
+        fprintf(stderr, "not enough host memory for %zu block sums\n", count);
+        return false;
+    }
+    bool ok = CUDA_OK(cudaMemcpy(copy, block_sums, count * sizeof(float), cudaMemcpyDeviceToHost));
     for (size_t i = 0; ok && i < count; i++) sum += copy[i];
     *total = (float)sum;
     free(copy);

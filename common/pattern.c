@@ -4,12 +4,20 @@
 
 #include "toolbox.h"
 
-static const char *const NAMES[] = {"uniform", "ones", "onehot", "real", "normal", "wide", "cancel"};
+static const char *const NAMES[] = {"uniform", "ones", "onehot", "real",
+                                    "normal",  "wide", "cancel"};
 /* Smaller inputs are filled by one thread: waking a team of threads costs more than it saves,
  * and thousands of small fills in --check would spend their time waking it. */
 enum { PARALLEL_FROM = 1 << 20 };
-enum { UNIFORM_VALUES = 100, RANDOM_BITS = 24, WIDE_LOWEST = -30, WIDE_EXPONENTS = 62, CANCEL_LOWEST = 10,
-       CANCEL_EXPONENTS = 10, SIGN_BIT = 1 << 7 };
+enum {
+    UNIFORM_VALUES = 100,
+    RANDOM_BITS = 24,
+    WIDE_LOWEST = -30,
+    WIDE_EXPONENTS = 62,
+    CANCEL_LOWEST = 10,
+    CANCEL_EXPONENTS = 10,
+    SIGN_BIT = 1 << 7
+};
 static const uint64_t SECOND_STREAM = 0x5bd1e995u;
 static const double TWO_PI = 6.283185307179586;
 
@@ -22,7 +30,10 @@ uint64_t random_at(uint64_t seed, uint64_t i)
 }
 
 /* [0, 1) with RANDOM_BITS bits: exactly a float. */
-static double fraction(uint64_t bits) { return ldexp((double)(bits >> (64 - RANDOM_BITS)), -RANDOM_BITS); }
+static double fraction(uint64_t bits)
+{
+    return ldexp((double)(bits >> (64 - RANDOM_BITS)), -RANDOM_BITS);
+}
 
 /* 1.f x 2^(lowest + bits % exponents), with a random sign. */
 static float magnitude(uint64_t bits, int lowest, int exponents)
@@ -35,17 +46,22 @@ static float value_at(enum pattern_kind kind, uint64_t seed, size_t i)
 {
     uint64_t bits = random_at(seed, i), other = random_at(seed ^ SECOND_STREAM, i);
     switch (kind) {
-    case PATTERN_UNIFORM: return (float)(bits % UNIFORM_VALUES);
-    case PATTERN_ONES: return 1.0f;
-    case PATTERN_REAL: return (float)(2 * fraction(bits) - 1);
+    case PATTERN_UNIFORM:
+        return (float)(bits % UNIFORM_VALUES);
+    case PATTERN_ONES:
+        return 1.0f;
+    case PATTERN_REAL:
+        return (float)(2 * fraction(bits) - 1);
     case PATTERN_NORMAL: /* Box-Muller; 1 - fraction is in (0, 1], so the logarithm is finite */
         return (float)(sqrt(-2 * log(1 - fraction(bits))) * cos(TWO_PI * fraction(other)));
-    case PATTERN_WIDE: return magnitude(bits, WIDE_LOWEST, WIDE_EXPONENTS);
+    case PATTERN_WIDE:
+        return magnitude(bits, WIDE_LOWEST, WIDE_EXPONENTS);
     case PATTERN_CANCEL: { /* x at an even index, -x + r (r in [-1, 1)) after it */
         float large = magnitude(random_at(seed, i & ~(size_t)1), CANCEL_LOWEST, CANCEL_EXPONENTS);
         return i % 2 == 0 ? large : -large + (float)(2 * fraction(other) - 1);
     }
-    default: return 0.0f;
+    default:
+        return 0.0f;
     }
 }
 
@@ -79,9 +95,12 @@ bool pattern_parse(const char *text, struct pattern *pattern)
 
 const char *pattern_name(const struct pattern *pattern, char *buffer, size_t size)
 {
-    if (pattern->kind != PATTERN_ONEHOT) snprintf(buffer, size, "%s", NAMES[pattern->kind]);
-    else if (pattern->onehot_last) snprintf(buffer, size, "onehot:last");
-    else snprintf(buffer, size, "onehot:%zu", pattern->onehot_index);
+    if (pattern->kind != PATTERN_ONEHOT)
+        snprintf(buffer, size, "%s", NAMES[pattern->kind]);
+    else if (pattern->onehot_last)
+        snprintf(buffer, size, "onehot:last");
+    else
+        snprintf(buffer, size, "onehot:%zu", pattern->onehot_index);
     return buffer;
 }
 

@@ -23,11 +23,27 @@ void report_judge(struct report *report, const struct reference *reference, unsi
     report->ok = result_within(report->result, reference, report->bound);
 }
 
-static double gb_per_s(const struct report *r) { return effective_gb_per_s(r->n * sizeof(float), r->time.median_ms); }
-static double percent(const struct report *r) { return PERCENT * gb_per_s(r) / r->device->peak_gb_per_s; }
-static double ratio_to_cub(const struct report *r) { return r->cub.runs ? r->cub.median_ms / r->time.median_ms : 0; }
-static const char *verdict(const struct report *r) { return r->ok ? "CORRECT" : "WRONG"; }
-static const char *flush_name(enum flush flush) { return flush == FLUSH_WRITE ? "write" : "read"; }
+static double gb_per_s(const struct report *r)
+{
+    return effective_gb_per_s(r->n * sizeof(float), r->time.median_ms);
+}
+static double percent(const struct report *r)
+{
+    return PERCENT * gb_per_s(r) / r->device->peak_gb_per_s;
+}
+static double ratio_to_cub(const struct report *r)
+{
+    return r->cub.runs ? r->cub.median_ms / r->time.median_ms : 0;
+}
+static const char *verdict(const struct report *r)
+{
+    return r->ok ? "CORRECT" : "WRONG";
+}
+
+static const char *flush_name(enum flush flush)
+{
+    return flush == FLUSH_WRITE ? "write" : "read";
+}
 
 static void print_human(const struct report *r, enum flush flush)
 {
@@ -35,41 +51,50 @@ static void print_human(const struct report *r, enum flush flush)
     double error = fabs((double)r->result - r->reference.sum);
     printf("%s: %s\n", r->step->name, r->step->title);
     if (r->variant != NULL) printf("variant    %s\n", r->variant);
-    printf("device     %s, %d SMs, sm_%d%d, peak %.0f GB/s, CUDA %d.%d\n", d->name, d->sm_count, d->cc_major,
-           d->cc_minor, d->peak_gb_per_s, d->runtime_version / CUDA_MAJOR, d->runtime_version % CUDA_MAJOR / CUDA_MINOR);
-    printf("input      n = %zu (%.1f MiB), pattern %s\nlaunch     %s\n", r->n, r->n * sizeof(float) / BYTES_PER_MIB,
-           r->pattern, r->launch);
+    printf("device     %s, %d SMs, sm_%d%d, peak %.0f GB/s, CUDA %d.%d\n", d->name, d->sm_count,
+           d->cc_major, d->cc_minor, d->peak_gb_per_s, d->runtime_version / CUDA_MAJOR,
+           d->runtime_version % CUDA_MAJOR / CUDA_MINOR);
+    printf("input      n = %zu (%.1f MiB), pattern %s\nlaunch     %s\n", r->n,
+           r->n * sizeof(float) / BYTES_PER_MIB, r->pattern, r->launch);
     printf("result     %.9g   expected %.17g\n", r->result, r->reference.sum);
     if (r->bound == 0)
-        printf("check      exact (integer data, no partial sum above 2^24): error %.9g -> %s\n", error, verdict(r));
+        printf("check      exact (integer data, no partial sum above 2^24): error %.9g -> %s\n",
+               error, verdict(r));
     else
-        printf("check      |error| %.9g <= bound %.9g (depth %u, docs/verification.md) -> %s\n", error, r->bound,
-               r->depth, verdict(r));
-    printf("time       %.4f ms median, %.4f .. %.4f ms over %d runs, the L2 emptied by %s before each\n",
-           r->time.median_ms, r->time.min_ms, r->time.max_ms, r->time.runs, flush == FLUSH_WRITE ? "writing" : "reading");
+        printf("check      |error| %.9g <= bound %.9g (depth %u, docs/verification.md) -> %s\n",
+               error, r->bound, r->depth, verdict(r));
+    printf("time       %.4f ms median, %.4f .. %.4f ms over %d runs, the L2 emptied by %sing "
+           "before each\n",
+           r->time.median_ms, r->time.min_ms, r->time.max_ms, r->time.runs, flush_name(flush));
     printf("bandwidth  %.1f GB/s effective = %.1f%% of peak\n", gb_per_s(r), percent(r));
     if (r->cub.runs > 0)
-        printf("cub        %.4f ms median for cub::DeviceReduce::Sum on the same copies: this step runs at %.2fx "
-               "its speed\n", r->cub.median_ms, ratio_to_cub(r));
+        printf("cub        %.4f ms median for cub::DeviceReduce::Sum on the same copies: this step "
+               "runs at %.2fx "
+               "its speed\n",
+               r->cub.median_ms, ratio_to_cub(r));
 }
 
 void report_csv_header(void)
 {
-    puts("step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,gb_per_s,peak_pct,cub_ms_median,"
-         "ratio_to_cub,device,cuda");
+    puts("step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,gb_per_s,"
+         "peak_pct,cub_ms_median,ratio_to_cub,device,cuda");
 }
 
 void report_print(const struct report *r, const struct options *options)
 {
-    int major = r->device->runtime_version / CUDA_MAJOR, minor = r->device->runtime_version % CUDA_MAJOR / CUDA_MINOR;
+    int major = r->device->runtime_version / CUDA_MAJOR,
+        minor = r->device->runtime_version % CUDA_MAJOR / CUDA_MINOR;
     if (options->csv)
-        printf("%s,%s,%zu,%s,%s,%.9g,%.17g,%.9g,%.9g,%d,%.6f,%.6f,%.2f,%.2f,%.6f,%.4f,%s,%d.%d\n", r->step->name,
-               r->variant ? r->variant : "-", r->n, r->pattern, flush_name(options->flush), r->result, r->reference.sum,
-               (double)r->result - r->reference.sum, r->bound, r->ok, r->time.median_ms, r->time.min_ms, gb_per_s(r),
-               percent(r), r->cub.median_ms, ratio_to_cub(r), r->device->name, major, minor);
+        printf("%s,%s,%zu,%s,%s,%.9g,%.17g,%.9g,%.9g,%d,%.6f,%.6f,%.2f,%.2f,%.6f,%.4f,%s,%d.%d\n",
+               r->step->name, r->variant ? r->variant : "-", r->n, r->pattern,
+               flush_name(options->flush), r->result,
+               r->reference.sum, (double)r->result - r->reference.sum, r->bound, r->ok,
+               r->time.median_ms, r->time.min_ms, gb_per_s(r), percent(r), r->cub.median_ms,
+               ratio_to_cub(r), r->device->name, major, minor);
     else if (options->quiet)
-        printf("%s %s n=%zu pattern=%s result=%.9g expected=%.17g %s\n", r->step->name, r->variant ? r->variant : "-",
-               r->n, r->pattern, r->result, r->reference.sum, verdict(r));
+        printf("%s %s n=%zu pattern=%s result=%.9g expected=%.17g %s\n", r->step->name,
+               r->variant ? r->variant : "-", r->n, r->pattern, r->result, r->reference.sum,
+               verdict(r));
     else
         print_human(r, options->flush);
 }

@@ -20,22 +20,30 @@ bool cuda_succeeded(cudaError_t status, const char *call, const char *file, int 
 #ifdef __cplusplus
 #define CUDA_OK(call) cuda_succeeded((call), #call, __FILE__, __LINE__)
 #else
-#define CUDA_OK(call) cuda_succeeded(_Generic((call), cudaError_t: (call)), #call, __FILE__, __LINE__)
+#define CUDA_OK(call)                                                                              \
+    cuda_succeeded(_Generic((call), cudaError_t : (call)), #call, __FILE__, __LINE__)
 #endif
-#define CUDA_TRY(call) do { if (!CUDA_OK(call)) return false; } while (0)
+#define CUDA_TRY(call)                                                                             \
+    do {                                                                                           \
+        if (!CUDA_OK(call)) return false;                                                          \
+    } while (0)
 struct device_info {
     char name[256];
     int sm_count, cc_major, cc_minor, sm_clock_khz, max_threads_per_sm, max_blocks_per_sm;
     size_t l2_bytes;
-    double peak_gb_per_s;                    /* 2 x memory clock x bus width */
-    int runtime_version;                     /* 13000: CUDA 13.0 */
+    double peak_gb_per_s; /* 2 x memory clock x bus width */
+    int runtime_version;  /* 13000: CUDA 13.0 */
 };
-bool device_open(struct device_info *device, const char *program);  /* no GPU: says what works */
+bool device_open(struct device_info *device, const char *program); /* no GPU: says what works */
 bool device_memory_fits(const struct device_info *device, size_t bytes, const char *what);
-unsigned filling_grid(const struct device_info *device, unsigned threads);  /* every SM full */
+unsigned filling_grid(const struct device_info *device, unsigned threads); /* every SM full */
+/* --blocks B when given (blocks > 0), otherwise filling_grid: a step's most blocks. */
+unsigned blocks_or_filling(const struct device_info *device, unsigned threads, unsigned blocks);
+/* ceil(n / per_block) blocks, and one even for n = 0: an empty input still has a total (0). */
+unsigned blocks_to_cover(size_t n, size_t per_block);
 double effective_gb_per_s(double bytes, double milliseconds);
-bool total_read(const float *device_total, float *total);   /* NULL: the host has it already */
-bool sum_on_host(const float *block_sums, size_t count, float *total);  /* documents 001, 004 */
+bool total_read(const float *device_total, float *total); /* NULL: the host has it already */
+bool sum_on_host(const float *block_sums, size_t count, float *total); /* documents 001, 004 */
 
 /* ---- options.c: the command line -------------------------------------------------------- */
 enum exit_code { EXIT_CORRECT = 0, EXIT_WRONG = 1, EXIT_USAGE = 2, EXIT_ENVIRONMENT = 3 };
@@ -44,34 +52,49 @@ enum finish { FINISH_GPU, FINISH_CPU };
 /* How the L2 is emptied before each timed run (docs/measuring.md): by reading, which leaves
  * clean lines, or by writing, which leaves dirty lines the timed run must write back. */
 enum flush { FLUSH_READ, FLUSH_WRITE };
-#define DEFAULT_N ((size_t)32 * 1024 * 1024)   /* the documents' N = 32*1024*1024 */
+#define DEFAULT_N ((size_t)32 * 1024 * 1024) /* the documents' N = 32*1024*1024 */
 #define MAX_N ((size_t)1 << 32)
-struct variant { const char *name, *about; };
-struct extra_option { const char *name, *value_name, *about; };   /* value_name NULL: a flag */
-struct step_info {                           /* what the step's command line offers */
-    const char *name, *title;                /* "step04", a line for --help */
-    unsigned min_threads, max_threads, default_threads;  /* powers of two */
-    bool host_finish, grid_size;             /* --finish cpu, --blocks */
-    const struct variant *variants;          /* NULL, or ends with {NULL}; [0]: the default */
-    const struct extra_option *extras;       /* the step's own options: NULL, or ends with {NULL} */
+struct variant {
+    const char *name, *about;
 };
-enum pattern_kind { PATTERN_UNIFORM, PATTERN_ONES, PATTERN_ONEHOT, PATTERN_REAL, PATTERN_NORMAL,
-                    PATTERN_WIDE, PATTERN_CANCEL };
-struct pattern { enum pattern_kind kind; bool onehot_last; size_t onehot_index; };
+struct extra_option {
+    const char *name, *value_name, *about;
+};                                                      /* value_name NULL: a flag */
+struct step_info {                                      /* what the step's command line offers */
+    const char *name, *title;                           /* "step04", a line for --help */
+    unsigned min_threads, max_threads, default_threads; /* powers of two */
+    bool host_finish, grid_size;                        /* --finish cpu, --blocks */
+    const struct variant *variants;    /* NULL, or ends with {NULL}; [0]: the default */
+    const struct extra_option *extras; /* the step's own options: NULL, or ends with {NULL} */
+};
+enum pattern_kind {
+    PATTERN_UNIFORM,
+    PATTERN_ONES,
+    PATTERN_ONEHOT,
+    PATTERN_REAL,
+    PATTERN_NORMAL,
+    PATTERN_WIDE,
+    PATTERN_CANCEL
+};
+struct pattern {
+    enum pattern_kind kind;
+    bool onehot_last;
+    size_t onehot_index;
+};
 struct options {
-    size_t n, n_last;                        /* -n A..B: A, 2A, 4A, ... up to B */
+    size_t n, n_last; /* -n A..B: A, 2A, 4A, ... up to B */
     struct pattern pattern;
     uint64_t seed;
     int iters, warmup, buffers, variant;
-    unsigned threads, blocks;                /* blocks 0: the step chooses */
+    unsigned threads, blocks; /* blocks 0: the step chooses */
     enum finish finish;
     enum flush flush;
     bool check, cub, csv, quiet;
-    const char *extra[MAX_EXTRA_OPTIONS];    /* per extras entry: NULL absent, "" a flag given */
+    const char *extra[MAX_EXTRA_OPTIONS]; /* per extras entry: NULL absent, "" a flag given */
 };
 /* OPTIONS_RUN, or the exit code after --help (0) or a usage error that names the value (2). */
 int options_parse(int argc, char **argv, const struct step_info *step, struct options *options);
-bool parse_size(const char *text, size_t *value);       /* 1000003, 2^25, 32M, 4K, 1G */
+bool parse_size(const char *text, size_t *value); /* 1000003, 2^25, 32M, 4K, 1G */
 
 /* ---- pattern.c: the input data; element i depends only on the seed and i ---------------- */
 /* Integer patterns make small sums exact (a lost element shows); real-valued ones show
@@ -80,34 +103,43 @@ bool pattern_parse(const char *text, struct pattern *pattern);
 const char *pattern_name(const struct pattern *pattern, char *buffer, size_t size);
 bool pattern_onehot_position(const struct pattern *pattern, size_t n, size_t *position);
 void pattern_fill(float *data, size_t n, const struct pattern *pattern, uint64_t seed);
-uint64_t random_at(uint64_t seed, uint64_t i);          /* splitmix64: same on every machine */
+uint64_t random_at(uint64_t seed, uint64_t i); /* splitmix64: same on every machine */
 
 /* ---- verify.c: the reference and the error bound (docs/verification.md) ----------------- */
 struct reference {
-    double sum, abs_sum;                     /* compensated double sums of x and of |x| */
+    double sum, abs_sum; /* compensated double sums of x and of |x| */
     size_t n;
-    bool integer_valued;                     /* then sum is exact */
+    bool integer_valued; /* then sum is exact */
 };
 #define FLOAT_EXACT_INTEGER_LIMIT 16777216.0 /* 2^24: integer sums below it are exact floats */
 struct reference reference_compute(const float *data, size_t n);
-bool reference_is_exact(const struct reference *reference);   /* integers, sum|x| <= 2^24 */
+bool reference_is_exact(const struct reference *reference); /* integers, sum|x| <= 2^24 */
 /* gamma(k) = k u / (1 - k u) (Higham, Accuracy and Stability of Numerical Algorithms, 3.1) */
 double rounding_gamma(double roundings, double unit_roundoff);
 /* gamma(depth) * sum|x| (Higham, eq. 4.4) when no element passes through more than `depth`
  * float additions, plus the reference's own error; 0 when the sum must be exact. */
 double error_bound(const struct reference *reference, unsigned depth);
 bool result_within(float result, const struct reference *reference, double bound);
-unsigned tree_levels(size_t count);          /* ceil(log2(count)) */
+unsigned tree_levels(size_t count); /* ceil(log2(count)) */
 
 /* ---- timing.cu: the input's copies; CUDA events from a cold L2; CUB timed the same way ---- */
 /* Each timed run reads the next copy of the input, one the L2 does not hold. The copies are
  * options->buffers, or fewer where they would leave too little memory for CUB: allocate the
  * step's own buffers first. */
-struct input { size_t n; float *host; struct reference reference; float *copies[MAX_BUFFERS]; int count; };
+struct input {
+    size_t n;
+    float *host;
+    struct reference reference;
+    float *copies[MAX_BUFFERS];
+    int count;
+};
 bool input_create(struct input *input, const struct options *options, size_t n,
                   const struct device_info *device);
 void input_free(struct input *input);
-struct timing { double median_ms, min_ms, max_ms; int runs; };   /* runs 0: not measured */
+struct timing {
+    double median_ms, min_ms, max_ms;
+    int runs;
+}; /* runs 0: not measured */
 struct timer {
     cudaEvent_t start, stop;
     void *scratch;
@@ -118,10 +150,14 @@ struct timer {
 };
 /* Room for options->iters samples; the L2 emptied as options->flush says. */
 bool timer_make(struct timer *timer, const struct device_info *device, const struct options *options);
-bool timer_start(struct timer *timer);       /* empties the L2 (untimed), records the start */
-bool timer_stop(struct timer *timer, bool keep);   /* waits; keeps the sample unless warm-up */
-struct timing timer_summary(struct timer *timer);  /* of the samples kept since the last one */
+bool timer_start(struct timer *timer);            /* empties the L2 (untimed), records the start */
+bool timer_stop(struct timer *timer, bool keep);  /* waits; keeps the sample unless warm-up */
+struct timing timer_summary(struct timer *timer); /* of the samples kept since the last one */
 void timer_free(struct timer *timer);
+/* timer_samples.c: a timer that only keeps samples measured elsewhere (no events, no flush),
+ * and one such sample, kept as timer_stop keeps its own; timer_summary and timer_free as usual. */
+bool timer_make_samples(struct timer *timer, int capacity);
+void timer_keep(struct timer *timer, double milliseconds);
 /* cub::DeviceReduce::Sum over the same copies, the same way; its total in *total (or NULL). */
 bool cub_time(const struct input *input, const struct options *options, struct timer *timer,
               struct timing *timing, float *total);
@@ -130,13 +166,13 @@ bool cub_time(const struct input *input, const struct options *options, struct t
 struct report {
     const struct step_info *step;
     const struct device_info *device;
-    const char *variant;                     /* NULL: the step has none */
+    const char *variant; /* NULL: the step has none */
     size_t n;
-    char pattern[48], launch[160];           /* launch: the step's words for its grid */
+    char pattern[48], launch[160]; /* launch: the step's words for its grid */
     float result;
     struct reference reference;
     unsigned depth;
-    double bound;                            /* 0: the result must be exact */
+    double bound; /* 0: the result must be exact */
     bool ok;
     struct timing time, cub;
 };
@@ -151,22 +187,23 @@ void report_print(const struct report *report, const struct options *options);
  * back. A failing case prints a line; the summary comes last. */
 #define CHECK_LARGEST_N (((size_t)1 << 25) + 1)
 struct check_case {
-    const float *input, *host;               /* on the device (0..3 floats past alignment), host */
+    const float *input, *host; /* on the device (0..3 floats past alignment), host */
     size_t n;
-    unsigned threads, blocks;                /* blocks 0: the step's own choice */
+    unsigned threads, blocks; /* blocks 0: the step's own choice */
     enum finish finish;
-    bool repeat;                             /* the case before again: the same bits expected */
-    bool fresh;                              /* new data: what a step derives from it, once */
+    bool repeat; /* the case before again: the same bits expected */
+    bool fresh;  /* new data: what a step derives from it, once */
     struct reference reference;
 };
 struct check;
 struct check *check_start(const struct step_info *step, const struct options *options,
-                          const struct device_info *device);   /* NULL after saying why */
+                          const struct device_info *device); /* NULL after saying why */
 bool check_next(struct check *check, struct check_case *next);
 void check_record(struct check *check, const struct check_case *done, float total, unsigned depth);
 /* A case the step judged itself (a result that is not one float). */
-void check_verdict(struct check *check, const struct check_case *done, bool passed, const char *what);
-int check_finish(struct check *check, bool ran);   /* the summary; the exit code; frees */
+void check_verdict(struct check *check, const struct check_case *done, bool passed,
+                   const char *what);
+int check_finish(struct check *check, bool ran); /* the summary; the exit code; frees */
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
 #include "toolbox.h"
 
 static const double FLOAT_UNIT_ROUNDOFF = FLT_EPSILON / 2, DOUBLE_UNIT_ROUNDOFF = DBL_EPSILON / 2;
-enum { CHUNK = 1 << 16 };             /* fixed chunks: the same sum on any number of threads */
+enum { CHUNK = 1 << 16 }; /* fixed chunks: the same sum on any number of threads */
 
 /* Neumaier's compensated sum: *error keeps what each addition to *sum rounded away. */
 static void add(double *sum, double *error, double x)
@@ -17,10 +17,11 @@ static void add(double *sum, double *error, double x)
 struct reference reference_compute(const float *data, size_t n)
 {
     size_t chunks = (n + CHUNK - 1) / CHUNK;
-    struct reference *parts = malloc((chunks > 0 ? chunks : 1) * sizeof *parts), total = {0, 0, n, true};
+    struct reference *parts = malloc((chunks > 0 ? chunks : 1) * sizeof *parts),
+                     total = {0, 0, n, true};
     double error = 0;
     if (parts == NULL) abort();
-#pragma omp parallel for schedule(static) if (chunks > 1)   /* one chunk: no team to wake */
+#pragma omp parallel for schedule(static) if (chunks > 1) /* one chunk: no team to wake */
     for (size_t c = 0; c < chunks; c++) {
         struct reference part = {0, 0, 0, true};
         double part_error = 0;
@@ -57,7 +58,9 @@ double rounding_gamma(double roundings, double unit_roundoff)
 double error_bound(const struct reference *reference, unsigned depth)
 {
     if (reference_is_exact(reference)) return 0;
-    double own = reference->integer_valued ? 0 : rounding_gamma((double)reference->n, DOUBLE_UNIT_ROUNDOFF);
+    double own = reference->integer_valued
+                     ? 0
+                     : rounding_gamma((double)reference->n, DOUBLE_UNIT_ROUNDOFF);
     return (rounding_gamma(depth, FLOAT_UNIT_ROUNDOFF) + own) * reference->abs_sum;
 }
 

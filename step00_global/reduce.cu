@@ -5,9 +5,8 @@
  *         At level `len`, thread t with t % (2*len) == 0 adds the element len to its right.
  * Profile: every level loads and stores its partial sums in global memory: 511 loads and
  *         256 stores per 256 elements. After the first level a block touches only its own
- *         1 KiB, which the caches hold: DRAM sees one read of the input and, once the lines
- *         the tree changed leave the L2, their write-back. At n = 2^20 Nsight Compute
- *         measured the same DRAM bytes for this kernel as for step01's. Inside a warp only
+ *         1 KiB, which the caches hold: compare the L1/L2 traffic with the DRAM bytes, and
+ *         both with step01's (the README says at which n they meet). Inside a warp only
  *         every 2nd, 4th, ... lane works (document 003's "Warp Divergence"), and those
  *         lanes' addresses are strided, so part of every memory transaction is wasted.
  *         The input is destroyed, so a timing loop must restore it. */
@@ -18,8 +17,7 @@ __global__ void reduce_in_global(float *data, size_t n, float *block_sums)
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (unsigned len = 1; len < blockDim.x; len *= 2) {
         /* i + len < n: a partner past the end counts as 0, so any n is safe. */
-        if (threadIdx.x % (2 * len) == 0 && i + len < n)
-            data[i] += data[i + len];
+        if (threadIdx.x % (2 * len) == 0 && i + len < n) data[i] += data[i + len];
         __syncthreads();
     }
     if (threadIdx.x == 0) block_sums[blockIdx.x] = i < n ? data[i] : 0.0f;

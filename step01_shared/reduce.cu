@@ -3,10 +3,10 @@
  * Before: step00 ran every level of its tree through global memory and destroyed its input.
  * Here:   each block first copies its elements into shared memory, on chip, and runs the same
  *         loop there. Global memory is read once, coalesced, and written once per block.
- * Profile: fewer warp instructions and a shorter kernel than step00. At n = 2^20 not less
- *         DRAM traffic: step00's partial sums stayed in the caches, and Nsight Compute measured
- *         the same DRAM bytes for both kernels; at 2^25 step01 saves step00's write-backs, and
- *         is still only a little faster. What remains is the loop itself: the
+ * Profile: fewer warp instructions and a shorter kernel than step00. Compare the DRAM
+ *         bytes of both kernels at a small and a large n: while step00's partial sums stay
+ *         in the caches, shared memory saves little DRAM traffic (the README has the
+ *         figures). What remains is the loop itself: the
  *         `t % (2*len)` test keeps the working lanes scattered over every warp (document 003's
  *         "Warp Divergence"), and it is an integer remainder by a run-time value. */
 #include "reduce.h"
@@ -19,8 +19,7 @@ __global__ void reduce_in_shared(const float *in, size_t n, float *block_sums)
     partial[t] = i < n ? in[i] : 0.0f;
     __syncthreads();
     for (unsigned len = 1; len < blockDim.x; len *= 2) {
-        if (t % (2 * len) == 0)
-            partial[t] += partial[t + len];
+        if (t % (2 * len) == 0) partial[t] += partial[t + len];
         __syncthreads();
     }
     if (t == 0) block_sums[blockIdx.x] = partial[0];

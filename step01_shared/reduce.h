@@ -8,9 +8,9 @@
 #ifdef __cplusplus
 extern "C"
 #endif
-/* One launch of `blocks` blocks of `threads` threads: block b adds its elements of in[0..n)
+    /* One launch of `blocks` blocks of `threads` threads: block b adds its elements of in[0..n)
  * and writes the sum to block_sums[b]. */
-cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
-                          unsigned threads);
+    cudaError_t
+    reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks, unsigned threads);
 
 #endif

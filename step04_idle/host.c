@@ -1,28 +1,32 @@
 /* step04_idle: the program.
  * It reads top to bottom like the documents' main(): the options, the data, device memory,
  * the launches and the finish, the check, the time, the report. The kernel is in reduce.cu;
- * common/toolbox.h says what each helper does. */
+ * common/toolbox.h says what each helper does. A call that fails has said why: the program
+ * frees what it holds and exits 3. */
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { ELEMENTS_PER_THREAD = 2 };    /* each thread adds two elements as it loads them */
-enum { HOST_FINISH_DEPTH = 2 };      /* the host adds in double, then rounds once to float */
+enum { ELEMENTS_PER_THREAD = 2 }; /* each thread adds two elements as it loads them */
+enum { HOST_FINISH_DEPTH = 2 };   /* the host adds in double, then rounds once to float */
 
 static const struct step_info STEP = {
-    .name = "step04", .title = "Reduction 4: add two elements while loading, no idle threads",
-    .min_threads = 32, .max_threads = 1024, .default_threads = 256, .host_finish = true,
-    .variants = (const struct variant[]){
-        {"pairs", "in[i] + in[i + blockDim.x], both in the block's own slice"},
-        {"plan-a", "document 003's plan A: in[i] + in[i + gridDim.x] (wrong; see the README)"},
-        {NULL, NULL}},
+    .name = "step04",
+    .title = "Reduction 4: add two elements while loading, no idle threads",
+    .min_threads = 32,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
+    .variants =
+        (const struct variant[]){
+            {"pairs", "in[i] + in[i + blockDim.x], both in the block's own slice"},
+            {"plan-a", "document 003's plan A: in[i] + in[i + gridDim.x] (wrong; see the README)"},
+            {NULL, NULL}},
 };
 
-/* One block per threads * ELEMENTS_PER_THREAD elements; one block even for n = 0, so that an
- * empty input still has a (zero) total. */
+/* One block per threads * ELEMENTS_PER_THREAD elements. */
 static unsigned blocks_for(size_t n, unsigned threads)
 {
-    size_t per_block = (size_t)threads * ELEMENTS_PER_THREAD;
-    return n > per_block ? (unsigned)((n + per_block - 1) / per_block) : 1;
+    return blocks_to_cover(n, (size_t)threads * ELEMENTS_PER_THREAD);
 }
 
 /* Launches, each over the block sums of the one before, until one value is left. */
@@ -37,7 +41,8 @@ static unsigned passes(size_t n, unsigned threads, enum finish finish)
 static unsigned depth(size_t n, unsigned threads, enum finish finish)
 {
     unsigned per_pass = ELEMENTS_PER_THREAD + tree_levels(threads);
-    return passes(n, threads, finish) * per_pass + (finish == FINISH_CPU ? HOST_FINISH_DEPTH : 0);
+    unsigned host = finish == FINISH_CPU ? HOST_FINISH_DEPTH : 0;
+    return passes(n, threads, finish) * per_pass + host;
 }
 
 /* Device memory beside the input: room for the first pass's block sums, then the second's;
@@ -71,32 +76,43 @@ static bool reduce(const float *input, size_t n, unsigned threads, enum finish f
  * against the host's exact sum, and the report. */
 static int measure(const struct options *o, const struct device_info *device, size_t n)
 {
-    float *block_sums = NULL;
-    struct timer timer = {0};
-    struct input input = {0};
     struct report report = report_start(&STEP, device, o, n);
+    struct input input = {0};
+    struct timer timer = {0};
+    float *block_sums = NULL;
     const float *device_total = NULL;
-    bool ok = CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(n, o->threads))) &&
-              timer_make(&timer, device, o) &&
-              input_create(&input, o, n, device);
-    for (int run = 0; ok && run < o->warmup + o->iters; run++)
-        ok = timer_start(&timer) &&
-             reduce(input.copies[run % input.count], n, o->threads, o->finish, o->variant,
-                    block_sums, &device_total, &report.result) &&
-             timer_stop(&timer, run >= o->warmup);
+    int status = EXIT_ENVIRONMENT;
+
+    if (!CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(n, o->threads)))) goto done;
+    if (!timer_make(&timer, device, o)) goto done;
+    if (!input_create(&input, o, n, device)) goto done;
+    for (int run = 0; run < o->warmup + o->iters; run++) {
+        const float *copy = input.copies[run % input.count];
+        if (!timer_start(&timer)) goto done;
+        if (!reduce(copy, n, o->threads, o->finish, o->variant, block_sums, &device_total,
+                    &report.result))
+            goto done;
+        if (!timer_stop(&timer, run >= o->warmup)) goto done;
+    }
     report.time = timer_summary(&timer);
-    ok = ok && total_read(device_total, &report.result);
-    if (ok && o->cub) ok = cub_time(&input, o, &timer, &report.cub, NULL);
-    snprintf(report.launch, sizeof report.launch, "%u blocks x %u threads, %d element(s) per "
-             "thread; %u launch(es), %s finish", blocks_for(n, o->threads), o->threads,
-             ELEMENTS_PER_THREAD, passes(n, o->threads, o->finish), o->finish ? "host" : "GPU");
+    if (!total_read(device_total, &report.result)) goto done;
+    if (o->cub && !cub_time(&input, o, &timer, &report.cub, NULL)) goto done;
+
+    snprintf(report.launch, sizeof report.launch,
+             "%u blocks x %u threads, %d element(s) per thread; %u launch(es), %s finish",
+             blocks_for(n, o->threads), o->threads, ELEMENTS_PER_THREAD,
+             passes(n, o->threads, o->finish), o->finish == FINISH_CPU ? "host" : "GPU");
     report_judge(&report, &input.reference, depth(n, o->threads, o->finish));
-    if (ok) report_print(&report, o);
-    if (ok && o->variant == VARIANT_PLAN_A && !o->csv) ok = plan_a_document_check(&input, o->threads, block_sums);
+    report_print(&report, o);
+    status = report.ok ? EXIT_CORRECT : EXIT_WRONG;
+    if (o->variant == VARIANT_PLAN_A && !o->csv &&
+        !plan_a_document_check(&input, o->threads, block_sums))
+        status = EXIT_ENVIRONMENT;
+done:
     CUDA_OK(cudaFree(block_sums));
     timer_free(&timer);
     input_free(&input);
-    return !ok ? EXIT_ENVIRONMENT : report.ok ? EXIT_CORRECT : EXIT_WRONG;
+    return status;
 }
 
 /* --check: every case of the matrix, through the same launches. */
@@ -105,31 +121,41 @@ static int check_all(const struct options *o, const struct device_info *device)
     struct check *check = check_start(&STEP, o, device);
     float *block_sums = NULL;
     struct check_case c;
-    bool ok = check != NULL &&
-              CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(CHECK_LARGEST_N, STEP.min_threads)));
-    while (ok && check_next(check, &c)) {
+    bool ran = false;
+
+    if (check == NULL) return EXIT_ENVIRONMENT;
+    size_t bytes = block_sums_bytes(CHECK_LARGEST_N, STEP.min_threads);
+    if (!CUDA_OK(cudaMalloc((void **)&block_sums, bytes))) goto done;
+    while (check_next(check, &c)) {
         const float *device_total = NULL;
         float total = 0;
-        ok = reduce(c.input, c.n, c.threads, c.finish, o->variant, block_sums, &device_total, &total) &&
-             total_read(device_total, &total);
-        if (ok) check_record(check, &c, total, depth(c.n, c.threads, c.finish));
+        if (!reduce(c.input, c.n, c.threads, c.finish, o->variant, block_sums, &device_total,
+                    &total))
+            goto done;
+        if (!total_read(device_total, &total)) goto done;
+        check_record(check, &c, total, depth(c.n, c.threads, c.finish));
     }
+    ran = true;
+done:
     CUDA_OK(cudaFree(block_sums));
-    return check != NULL ? check_finish(check, ok) : EXIT_ENVIRONMENT;
+    return check_finish(check, ran);
 }
 
 int main(int argc, char **argv)
 {
     struct options options;
     struct device_info device;
-    int status = options_parse(argc, argv, &STEP, &options), worst = EXIT_CORRECT;
+    int status = options_parse(argc, argv, &STEP, &options);
     if (status != OPTIONS_RUN) return status;
     if (!device_open(&device, STEP.name)) return EXIT_ENVIRONMENT;
     if (options.check) return check_all(&options, &device);
+
     if (options.csv) report_csv_header();
-    for (size_t n = options.n; n <= options.n_last && worst != EXIT_ENVIRONMENT; n = n ? 2 * n : 1) {
+    int worst = EXIT_CORRECT;
+    for (size_t n = options.n; n <= options.n_last; n = n ? 2 * n : 1) {
         status = measure(&options, &device, n);
-        worst = status > worst ? status : worst;
+        if (status > worst) worst = status;
+        if (status == EXIT_ENVIRONMENT) break;
     }
     return worst;
 }

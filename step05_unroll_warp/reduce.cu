@@ -17,7 +17,8 @@
  *           wrong-unrolled  document 003's second attempt: the unrolled tail, no volatile
  * Profile: five fewer block-wide barriers per block (the barrier stall reason shrinks).
  *         compute-sanitizer --tool racecheck: no hazard for syncwarp, hazards for the
- *         other three; the two wrong ones gave wrong sums on the H100 (see the README). */
+ *         other three; run the two wrong ones with --check to see whether this GPU gives
+ *         wrong sums (the README says what one GPU gave). */
 #include "reduce.h"
 
 enum { WARP_SIZE = 32 };
@@ -64,8 +65,7 @@ static __device__ void last_warp_lockstep(Shared *partial, unsigned t)
 static __device__ void last_warp_wrong_loop(float *partial, unsigned t)
 {
     for (unsigned len = WARP_SIZE / 2; len > 0; len /= 2)
-        if (t < len)
-            partial[t] += partial[t + len];
+        if (t < len) partial[t] += partial[t + len];
 }
 
 /* Lanes t < 32 of warp 0; leaves the block's sum in partial[0]. Lanes 16..31 read
@@ -73,10 +73,14 @@ static __device__ void last_warp_wrong_loop(float *partial, unsigned t)
 template <enum last_warp FORM>
 static __device__ void reduce_last_warp(float *partial, unsigned t)
 {
-    if constexpr (FORM == LAST_WARP_SYNCWARP) last_warp_syncwarp(partial, t);
-    else if constexpr (FORM == LAST_WARP_VOLATILE) last_warp_lockstep<volatile float>(partial, t);
-    else if constexpr (FORM == LAST_WARP_WRONG_LOOP) last_warp_wrong_loop(partial, t);
-    else last_warp_lockstep<float>(partial, t);
+    if constexpr (FORM == LAST_WARP_SYNCWARP)
+        last_warp_syncwarp(partial, t);
+    else if constexpr (FORM == LAST_WARP_VOLATILE)
+        last_warp_lockstep<volatile float>(partial, t);
+    else if constexpr (FORM == LAST_WARP_WRONG_LOOP)
+        last_warp_wrong_loop(partial, t);
+    else
+        last_warp_lockstep<float>(partial, t);
 }
 
 template <enum last_warp FORM>
@@ -90,8 +94,7 @@ __global__ void reduce_unroll_warp(const float *in, size_t n, float *block_sums)
     partial[t] = first + second;
     __syncthreads();
     for (unsigned len = blockDim.x / 2; len >= WARP_SIZE; len /= 2) {
-        if (t < len)
-            partial[t] += partial[t + len];
+        if (t < len) partial[t] += partial[t + len];
         __syncthreads();
     }
     if (t < WARP_SIZE) reduce_last_warp<FORM>(partial, t);
@@ -102,8 +105,10 @@ typedef void (*block_kernel)(const float *in, size_t n, float *block_sums);
 
 /* Indexed by the variant: the order of enum last_warp and of host.c's variants. */
 static const block_kernel KERNELS_BY_VARIANT[] = {
-    reduce_unroll_warp<LAST_WARP_SYNCWARP>, reduce_unroll_warp<LAST_WARP_VOLATILE>,
-    reduce_unroll_warp<LAST_WARP_WRONG_LOOP>, reduce_unroll_warp<LAST_WARP_WRONG_UNROLLED>,
+    reduce_unroll_warp<LAST_WARP_SYNCWARP>,
+    reduce_unroll_warp<LAST_WARP_VOLATILE>,
+    reduce_unroll_warp<LAST_WARP_WRONG_LOOP>,
+    reduce_unroll_warp<LAST_WARP_WRONG_UNROLLED>,
 };
 enum { VARIANT_COUNT = sizeof KERNELS_BY_VARIANT / sizeof KERNELS_BY_VARIANT[0] };
 

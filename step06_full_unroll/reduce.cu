@@ -38,8 +38,8 @@ static __device__ void last_warp_syncwarp(float *partial, unsigned t)
  * included (each level reads what other warps wrote in the level before), and a rung for
  * 1024 threads. */
 template <unsigned BLOCK_SIZE>
-__global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_full_unroll(const float *in, size_t n, float *block_sums)
+__global__ __launch_bounds__(BLOCK_SIZE) void reduce_full_unroll(const float *in, size_t n,
+                                                                 float *block_sums)
 {
     static_assert(BLOCK_SIZE >= 2 * WARP_SIZE && BLOCK_SIZE <= 1024 &&
                       (BLOCK_SIZE & (BLOCK_SIZE - 1)) == 0,
@@ -51,11 +51,26 @@ reduce_full_unroll(const float *in, size_t n, float *block_sums)
     float second = i + BLOCK_SIZE < n ? in[i + BLOCK_SIZE] : 0.0f;
     partial[t] = first + second;
     __syncthreads();
-    if (BLOCK_SIZE >= 1024) { if (t < 512) partial[t] += partial[t + 512]; __syncthreads(); }
-    if (BLOCK_SIZE >= 512) { if (t < 256) partial[t] += partial[t + 256]; __syncthreads(); }
-    if (BLOCK_SIZE >= 256) { if (t < 128) partial[t] += partial[t + 128]; __syncthreads(); }
-    if (BLOCK_SIZE >= 128) { if (t < 64) partial[t] += partial[t + 64]; __syncthreads(); }
-    if (BLOCK_SIZE >= 64) { if (t < 32) partial[t] += partial[t + 32]; __syncthreads(); }
+    if (BLOCK_SIZE >= 1024) {
+        if (t < 512) partial[t] += partial[t + 512];
+        __syncthreads();
+    }
+    if (BLOCK_SIZE >= 512) {
+        if (t < 256) partial[t] += partial[t + 256];
+        __syncthreads();
+    }
+    if (BLOCK_SIZE >= 256) {
+        if (t < 128) partial[t] += partial[t + 128];
+        __syncthreads();
+    }
+    if (BLOCK_SIZE >= 128) {
+        if (t < 64) partial[t] += partial[t + 64];
+        __syncthreads();
+    }
+    if (BLOCK_SIZE >= 64) {
+        if (t < 32) partial[t] += partial[t + 32];
+        __syncthreads();
+    }
     if (t < WARP_SIZE) last_warp_syncwarp(partial, t);
     if (t == 0) block_sums[blockIdx.x] = partial[0];
 }
@@ -68,8 +83,8 @@ struct instantiation {
     block_kernel kernel;
 };
 static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
-    {64, reduce_full_unroll<64>},   {128, reduce_full_unroll<128>},
-    {256, reduce_full_unroll<256>}, {512, reduce_full_unroll<512>},
+    {64, reduce_full_unroll<64>},     {128, reduce_full_unroll<128>},
+    {256, reduce_full_unroll<256>},   {512, reduce_full_unroll<512>},
     {1024, reduce_full_unroll<1024>},
 };
 

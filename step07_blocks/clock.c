@@ -11,7 +11,8 @@ enum { STAMPS_PER_BLOCK = 2, KHZ_PER_MHZ = 1000 };
 
 bool clock_buffer(long long **stamps, unsigned blocks)
 {
-    return CUDA_OK(cudaMalloc((void **)stamps, STAMPS_PER_BLOCK * (size_t)blocks * sizeof(long long)));
+    return CUDA_OK(
+        cudaMalloc((void **)stamps, STAMPS_PER_BLOCK * (size_t)blocks * sizeof(long long)));
 }
 
 static int by_value(const void *a, const void *b)
@@ -22,24 +23,32 @@ static int by_value(const void *a, const void *b)
 
 bool clock_report(const long long *stamps, unsigned blocks, const struct device_info *device)
 {
-    long long *s = malloc(STAMPS_PER_BLOCK * (size_t)blocks * sizeof *s), *cycles = malloc(blocks * sizeof *cycles);
-    bool ok = s != NULL && cycles != NULL &&
-              CUDA_OK(cudaMemcpy(s, stamps, STAMPS_PER_BLOCK * (size_t)blocks * sizeof *s, cudaMemcpyDeviceToHost));
-    long long first_start = ok ? s[0] : 0, last_end = ok ? s[1] : 0;
-    for (unsigned b = 0; ok && b < blocks; b++) {
-        cycles[b] = s[STAMPS_PER_BLOCK * b + 1] - s[STAMPS_PER_BLOCK * b];
-        if (s[STAMPS_PER_BLOCK * b] < first_start) first_start = s[STAMPS_PER_BLOCK * b];
-        if (s[STAMPS_PER_BLOCK * b + 1] > last_end) last_end = s[STAMPS_PER_BLOCK * b + 1];
+    size_t count = STAMPS_PER_BLOCK * (size_t)blocks;
+    long long *s = malloc(count * sizeof *s), *cycles = malloc(blocks * sizeof *cycles);
+    bool ok = false;
+    if (s == NULL || cycles == NULL) {
+        fprintf(stderr, "not enough host memory for the clocks of %u blocks\n", blocks);
+        goto done;
     }
-    if (ok) {
-        double mhz = (double)device->sm_clock_khz / KHZ_PER_MHZ;
-        qsort(cycles, blocks, sizeof *cycles, by_value);
-        printf("clock      per block, first launch of the last run: %lld / %lld / %lld cycles (min / "
-               "median / max) = %.2f / %.2f / %.2f us at %.0f MHz\n", cycles[0], cycles[blocks / 2],
-               cycles[blocks - 1], cycles[0] / mhz, cycles[blocks / 2] / mhz, cycles[blocks - 1] / mhz, mhz);
-        printf("clock      document 004's figure, latest end - earliest start over all SMs: %lld cycles "
-               "(their clocks are not synchronised: not a duration)\n", last_end - first_start);
+    if (!CUDA_OK(cudaMemcpy(s, stamps, count * sizeof *s, cudaMemcpyDeviceToHost))) goto done;
+    long long first_start = s[0], last_end = s[1];
+    for (unsigned b = 0; b < blocks; b++) {
+        long long start = s[STAMPS_PER_BLOCK * b], end = s[STAMPS_PER_BLOCK * b + 1];
+        cycles[b] = end - start;
+        if (start < first_start) first_start = start;
+        if (end > last_end) last_end = end;
     }
+    double mhz = (double)device->sm_clock_khz / KHZ_PER_MHZ;
+    qsort(cycles, blocks, sizeof *cycles, by_value);
+    long long least = cycles[0], median = cycles[blocks / 2], most = cycles[blocks - 1];
+    printf("clock      per block, first launch of the last run: %lld / %lld / %lld cycles "
+           "(min / median / max) = %.2f / %.2f / %.2f us at %.0f MHz\n",
+           least, median, most, least / mhz, median / mhz, most / mhz, mhz);
+    printf("clock      document 004's figure, latest end - earliest start over all SMs: %lld "
+           "cycles (their clocks are not synchronised: not a duration)\n",
+           last_end - first_start);
+    ok = true;
+done:
     free(s);
     free(cycles);
     return ok;

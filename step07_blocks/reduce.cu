@@ -55,17 +55,33 @@ static __device__ void thread0_sum(float *partial, unsigned t)
 template <unsigned BLOCK_SIZE>
 static __device__ void tree_sum(float *partial, unsigned t)
 {
-    if (BLOCK_SIZE >= 1024) { if (t < 512) partial[t] += partial[t + 512]; __syncthreads(); }
-    if (BLOCK_SIZE >= 512) { if (t < 256) partial[t] += partial[t + 256]; __syncthreads(); }
-    if (BLOCK_SIZE >= 256) { if (t < 128) partial[t] += partial[t + 128]; __syncthreads(); }
-    if (BLOCK_SIZE >= 128) { if (t < 64) partial[t] += partial[t + 64]; __syncthreads(); }
-    if (BLOCK_SIZE >= 64) { if (t < 32) partial[t] += partial[t + 32]; __syncthreads(); }
+    if (BLOCK_SIZE >= 1024) {
+        if (t < 512) partial[t] += partial[t + 512];
+        __syncthreads();
+    }
+    if (BLOCK_SIZE >= 512) {
+        if (t < 256) partial[t] += partial[t + 256];
+        __syncthreads();
+    }
+    if (BLOCK_SIZE >= 256) {
+        if (t < 128) partial[t] += partial[t + 128];
+        __syncthreads();
+    }
+    if (BLOCK_SIZE >= 128) {
+        if (t < 64) partial[t] += partial[t + 64];
+        __syncthreads();
+    }
+    if (BLOCK_SIZE >= 64) {
+        if (t < 32) partial[t] += partial[t + 32];
+        __syncthreads();
+    }
     if (t < WARP_SIZE) last_warp_syncwarp(partial, t);
 }
 
 template <unsigned BLOCK_SIZE, bool THREAD0>
-__global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_grid_stride(const float *in, size_t n, float *block_sums, long long *block_clocks)
+__global__ __launch_bounds__(BLOCK_SIZE) void reduce_grid_stride(const float *in, size_t n,
+                                                                 float *block_sums,
+                                                                 long long *block_clocks)
 {
     static_assert(BLOCK_SIZE >= 2 * WARP_SIZE && BLOCK_SIZE <= 1024 &&
                       (BLOCK_SIZE & (BLOCK_SIZE - 1)) == 0,
@@ -81,26 +97,29 @@ reduce_grid_stride(const float *in, size_t n, float *block_sums, long long *bloc
         for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
             loaded[k] = i + k * stride < n ? in[i + k * stride] : 0.0f;
 #pragma unroll
-        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
-            sum += loaded[k];
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++) sum += loaded[k];
     }
     partial[t] = sum;
     __syncthreads();
-    if (THREAD0) thread0_sum<BLOCK_SIZE>(partial, t);
-    else tree_sum<BLOCK_SIZE>(partial, t);
+    if (THREAD0)
+        thread0_sum<BLOCK_SIZE>(partial, t);
+    else
+        tree_sum<BLOCK_SIZE>(partial, t);
     if (t == 0) block_sums[blockIdx.x] = partial[0];
     if (block_clocks != NULL && t == 0) block_clocks[2 * blockIdx.x + 1] = clock64();
 }
 
-typedef void (*block_kernel)(const float *in, size_t n, float *block_sums,
-                             long long *block_clocks);
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums, long long *block_clocks);
 
 /* One instantiation per block size that host.c accepts, for each way to add up a block. */
 struct instantiation {
     unsigned block_size;
     block_kernel tree, thread0;
 };
-#define BOTH(size) {size, reduce_grid_stride<size, false>, reduce_grid_stride<size, true>}
+#define BOTH(size)                                                                                 \
+    {                                                                                              \
+        size, reduce_grid_stride<size, false>, reduce_grid_stride<size, true>                      \
+    }
 static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
     BOTH(64), BOTH(128), BOTH(256), BOTH(512), BOTH(1024),
 };

@@ -1,37 +1,46 @@
 /* step08_shuffle: the program.
  * It reads top to bottom like the documents' main(): the options, the data, device memory,
  * the launches and the finish, the check, the time, the report. The kernel is in reduce.cu;
- * common/toolbox.h says what each helper does. */
+ * common/toolbox.h says what each helper does. A call that fails has said why: the program
+ * frees what it holds and exits 3. */
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { MIN_ELEMENTS = 8 };           /* per thread, at least: see blocks_for */
-enum { HOST_FINISH_DEPTH = 2 };      /* the host adds in double, then rounds once to float */
-enum { WARP_LEVELS = 5 };            /* shuffles within a warp, and again over the warp sums */
+enum { MIN_ELEMENTS = 8 };      /* per thread, at least: see blocks_for */
+enum { HOST_FINISH_DEPTH = 2 }; /* the host adds in double, then rounds once to float */
+enum { WARP_LEVELS = 5 };       /* shuffles within a warp, and again over the warp sums */
 
 static const struct step_info STEP = {
-    .name = "step08", .title = "Reduction 8: warp shuffles instead of shared memory",
-    .min_threads = 32, .max_threads = 1024, .default_threads = 256, .host_finish = true,
+    .name = "step08",
+    .title = "Reduction 8: warp shuffles instead of shared memory",
+    .min_threads = 32,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
     .grid_size = true,
 };
 
 /* How the kernel is launched: block size, the most blocks (--blocks B, or by default the GPU
- * filled once: filling_grid), the finish. */
-struct shape { unsigned threads, grid; enum finish finish; };
+ * filled once: blocks_or_filling), the finish. */
+struct shape {
+    unsigned threads, most_blocks;
+    enum finish finish;
+};
 
-/* The grid for n elements: shape->grid blocks, but never so many that a thread gets fewer
- * than MIN_ELEMENTS elements (document 000: a thread per element wastes the loop); that also
- * makes each pass over the block sums shrink. At least one block, even for n = 0. */
+/* The grid for n elements: shape->most_blocks blocks, but never so many that a thread gets
+ * fewer than MIN_ELEMENTS elements (document 000: a thread per element wastes the loop); that
+ * also makes each pass over the block sums shrink. */
 static unsigned blocks_for(size_t n, const struct shape *shape)
 {
-    size_t per_block = (size_t)shape->threads * MIN_ELEMENTS, enough = (n + per_block - 1) / per_block;
-    return enough < shape->grid ? (enough > 0 ? (unsigned)enough : 1) : shape->grid;
+    unsigned enough = blocks_to_cover(n, (size_t)shape->threads * MIN_ELEMENTS);
+    return enough < shape->most_blocks ? enough : shape->most_blocks;
 }
 
 /* The elements each thread adds in its loop: the grid strides over the input. */
-static size_t per_thread(size_t n, const struct shape *s)
+static size_t per_thread(size_t n, const struct shape *shape)
 {
-    return (n + (size_t)blocks_for(n, s) * s->threads - 1) / ((size_t)blocks_for(n, s) * s->threads);
+    size_t grid_threads = (size_t)blocks_for(n, shape) * shape->threads;
+    return (n + grid_threads - 1) / grid_threads;
 }
 
 /* The longest chain of float additions any element goes through (docs/verification.md): in
@@ -41,7 +50,7 @@ static unsigned depth(size_t n, const struct shape *shape)
     unsigned levels = 0;
     do levels += (unsigned)per_thread(n, shape) + 2 * WARP_LEVELS;
     while (shape->finish == FINISH_GPU && (n = blocks_for(n, shape)) > 1);
-    return levels + (shape->finish == FINISH_CPU) * HOST_FINISH_DEPTH;
+    return levels + (shape->finish == FINISH_CPU ? HOST_FINISH_DEPTH : 0);
 }
 
 /* Device memory beside the input: room for the first pass's block sums, then the second's;
@@ -75,63 +84,82 @@ static bool reduce(const float *input, size_t n, const struct shape *shape, floa
  * against the host's exact sum, and the report. */
 static int measure(const struct options *o, const struct device_info *device, size_t n)
 {
-    struct shape shape = {o->threads, o->blocks ? o->blocks : filling_grid(device, o->threads), o->finish};
-    float *block_sums = NULL;
-    struct timer timer = {0};
-    struct input input = {0};
+    struct shape shape = {o->threads, blocks_or_filling(device, o->threads, o->blocks), o->finish};
     struct report report = report_start(&STEP, device, o, n);
+    struct input input = {0};
+    struct timer timer = {0};
+    float *block_sums = NULL;
     const float *device_total = NULL;
-    bool ok = CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(n, &shape))) &&
-              timer_make(&timer, device, o) && input_create(&input, o, n, device);
-    for (int run = 0; ok && run < o->warmup + o->iters; run++)
-        ok = timer_start(&timer) &&
-             reduce(input.copies[run % input.count], n, &shape, block_sums, &device_total, &report.result) &&
-             timer_stop(&timer, run >= o->warmup);
+    int status = EXIT_ENVIRONMENT;
+
+    if (!CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(n, &shape)))) goto done;
+    if (!timer_make(&timer, device, o)) goto done;
+    if (!input_create(&input, o, n, device)) goto done;
+    for (int run = 0; run < o->warmup + o->iters; run++) {
+        const float *copy = input.copies[run % input.count];
+        if (!timer_start(&timer)) goto done;
+        if (!reduce(copy, n, &shape, block_sums, &device_total, &report.result)) goto done;
+        if (!timer_stop(&timer, run >= o->warmup)) goto done;
+    }
     report.time = timer_summary(&timer);
-    ok = ok && total_read(device_total, &report.result);
-    if (ok && o->cub) ok = cub_time(&input, o, &timer, &report.cub, NULL);
-    snprintf(report.launch, sizeof report.launch, "%u blocks x %u threads, up to %zu element(s) per "
-             "thread; %s finish", blocks_for(n, &shape), o->threads, per_thread(n, &shape), o->finish ? "host" : "GPU");
+    if (!total_read(device_total, &report.result)) goto done;
+    if (o->cub && !cub_time(&input, o, &timer, &report.cub, NULL)) goto done;
+
+    snprintf(report.launch, sizeof report.launch,
+             "%u blocks x %u threads, up to %zu element(s) per thread; %s finish",
+             blocks_for(n, &shape), o->threads, per_thread(n, &shape),
+             o->finish == FINISH_CPU ? "host" : "GPU");
     report_judge(&report, &input.reference, depth(n, &shape));
-    if (ok) report_print(&report, o);
+    report_print(&report, o);
+    status = report.ok ? EXIT_CORRECT : EXIT_WRONG;
+done:
     CUDA_OK(cudaFree(block_sums));
     timer_free(&timer);
     input_free(&input);
-    return !ok ? EXIT_ENVIRONMENT : report.ok ? EXIT_CORRECT : EXIT_WRONG;
+    return status;
 }
 
 /* --check: every case of the matrix, through the same launches. */
 static int check_all(const struct options *o, const struct device_info *device)
 {
     struct check *check = check_start(&STEP, o, device);
-    struct shape largest = {STEP.min_threads, ~0u, FINISH_GPU};   /* the most blocks */
+    struct shape largest = {STEP.min_threads, ~0u, FINISH_GPU}; /* the most blocks */
     float *block_sums = NULL;
     struct check_case c;
-    bool ok = check != NULL && CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(CHECK_LARGEST_N, &largest)));
-    while (ok && check_next(check, &c)) {
-        struct shape shape = {c.threads, c.blocks ? c.blocks : filling_grid(device, c.threads), c.finish};
+    bool ran = false;
+
+    if (check == NULL) return EXIT_ENVIRONMENT;
+    if (!CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(CHECK_LARGEST_N, &largest))))
+        goto done;
+    while (check_next(check, &c)) {
+        struct shape shape = {c.threads, blocks_or_filling(device, c.threads, c.blocks), c.finish};
         const float *device_total = NULL;
         float total = 0;
-        ok = reduce(c.input, c.n, &shape, block_sums, &device_total, &total) &&
-             total_read(device_total, &total);
-        if (ok) check_record(check, &c, total, depth(c.n, &shape));
+        if (!reduce(c.input, c.n, &shape, block_sums, &device_total, &total)) goto done;
+        if (!total_read(device_total, &total)) goto done;
+        check_record(check, &c, total, depth(c.n, &shape));
     }
+    ran = true;
+done:
     CUDA_OK(cudaFree(block_sums));
-    return check != NULL ? check_finish(check, ok) : EXIT_ENVIRONMENT;
+    return check_finish(check, ran);
 }
 
 int main(int argc, char **argv)
 {
     struct options options;
     struct device_info device;
-    int status = options_parse(argc, argv, &STEP, &options), worst = EXIT_CORRECT;
+    int status = options_parse(argc, argv, &STEP, &options);
     if (status != OPTIONS_RUN) return status;
     if (!device_open(&device, STEP.name)) return EXIT_ENVIRONMENT;
     if (options.check) return check_all(&options, &device);
+
     if (options.csv) report_csv_header();
-    for (size_t n = options.n; n <= options.n_last && worst != EXIT_ENVIRONMENT; n = n ? 2 * n : 1) {
+    int worst = EXIT_CORRECT;
+    for (size_t n = options.n; n <= options.n_last; n = n ? 2 * n : 1) {
         status = measure(&options, &device, n);
-        worst = status > worst ? status : worst;
+        if (status > worst) worst = status;
+        if (status == EXIT_ENVIRONMENT) break;
     }
     return worst;
 }

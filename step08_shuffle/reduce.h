@@ -8,9 +8,9 @@
 #ifdef __cplusplus
 extern "C"
 #endif
-/* One launch of `blocks` blocks of `threads` threads (32, 64, ... 1024) that stride over
+    /* One launch of `blocks` blocks of `threads` threads (32, 64, ... 1024) that stride over
  * in[0..n): block b writes the sum of what its threads added to block_sums[b]. */
-cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
-                          unsigned threads);
+    cudaError_t
+    reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks, unsigned threads);
 
 #endif

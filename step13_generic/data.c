@@ -6,13 +6,13 @@
 
 #include "generic.h"
 
-enum { SECOND_SEED = 1 };            /* dot's b: the same pattern, the seed after a's */
+enum { SECOND_SEED = 1 }; /* dot's b: the same pattern, the seed after a's */
 
 /* A new device array of n elements of the type, converted from device floats. */
 static bool converted(void **typed, const float *floats, size_t n, enum element_type type,
                       const struct device_info *device)
 {
-    size_t bytes = (n > 0 ? n : 1) * ELEMENT_BYTES[type];   /* cudaMalloc(0) would give NULL */
+    size_t bytes = (n > 0 ? n : 1) * ELEMENT_BYTES[type]; /* cudaMalloc(0) would give NULL */
     if (!device_memory_fits(device, bytes, "the input in its type")) return false;
     CUDA_TRY(cudaMalloc(typed, bytes));
     return CUDA_OK(convert_floats(floats, n, type, *typed));
@@ -20,8 +20,8 @@ static bool converted(void **typed, const float *floats, size_t n, enum element_
 
 /* dot's b: filled and uploaded once (the L2 is flushed before every run, so one copy is read
  * from DRAM every time, like a's copies). */
-static bool second_array(struct typed_input *t, const struct options *o, size_t n, enum element_type type,
-                         const struct device_info *device)
+static bool second_array(struct typed_input *t, const struct options *o, size_t n,
+                         enum element_type type, const struct device_info *device)
 {
     float *floats = NULL;
     if ((t->b_host = malloc(n > 0 ? n * sizeof(float) : 1)) == NULL) {
@@ -29,17 +29,22 @@ static bool second_array(struct typed_input *t, const struct options *o, size_t 
         return false;
     }
     pattern_fill(t->b_host, n, &o->pattern, o->seed + SECOND_SEED);
-    bool ok = device_memory_fits(device, n * sizeof(float), "dot's second array") &&
-              CUDA_OK(cudaMalloc((void **)&floats, (n > 0 ? n : 1) * sizeof(float))) &&
-              CUDA_OK(cudaMemcpy(floats, t->b_host, n * sizeof(float), cudaMemcpyHostToDevice));
-    if (ok && type == TYPE_FLOAT) {
-        t->owned[MAX_BUFFERS] = floats;
+    bool ok = false;
+    if (!device_memory_fits(device, n * sizeof(float), "dot's second array")) goto done;
+    if (!CUDA_OK(cudaMalloc((void **)&floats, (n > 0 ? n : 1) * sizeof(float)))) goto done;
+    if (!CUDA_OK(cudaMemcpy(floats, t->b_host, n * sizeof(float), cudaMemcpyHostToDevice)))
+        goto done;
+    if (type == TYPE_FLOAT) {
+        t->owned[MAX_BUFFERS] = floats; /* the floats are the array itself */
         floats = NULL;
-    } else if (ok) {
-        ok = converted(&t->owned[MAX_BUFFERS], floats, n, type, device);
+    } else if (!converted(&t->owned[MAX_BUFFERS], floats, n, type, device)) {
+        goto done;
     }
     t->b = t->owned[MAX_BUFFERS];
-    return CUDA_OK(cudaFree(floats)) && ok;
+    ok = true;
+done:
+    if (!CUDA_OK(cudaFree(floats))) ok = false;
+    return ok;
 }
 
 bool typed_input_create(struct typed_input *t, const struct options *o, size_t n, struct pair p,
@@ -56,11 +61,11 @@ bool typed_input_create(struct typed_input *t, const struct options *o, size_t n
         }
         if (!converted(&t->owned[c], t->floats.copies[c], n, p.type, device)) return false;
         t->a[c] = t->owned[c];
-        CUDA_TRY(cudaFree(t->floats.copies[c]));     /* not read again: room for the next copy */
+        CUDA_TRY(cudaFree(t->floats.copies[c])); /* not read again: room for the next copy */
         t->floats.copies[c] = NULL;
     }
-    return host_values_compute(&t->values, t->floats.host, t->b_host ? t->b_host : t->floats.host, n,
-                               &t->floats.reference);
+    return host_values_compute(&t->values, t->floats.host, t->b_host ? t->b_host : t->floats.host,
+                               n, &t->floats.reference);
 }
 
 void typed_input_free(struct typed_input *t)
@@ -78,7 +83,8 @@ bool case_arrays_create(struct case_arrays *arrays, size_t capacity)
     return CUDA_OK(cudaMalloc(&arrays->typed[TYPE_DOUBLE], capacity * ELEMENT_BYTES[TYPE_DOUBLE]));
 }
 
-bool case_arrays_fill(const struct case_arrays *arrays, const struct check_case *c, bool type_runs[TYPES])
+bool case_arrays_fill(const struct case_arrays *arrays, const struct check_case *c,
+                      bool type_runs[TYPES])
 {
     for (int t = 0; t < TYPES; t++)
         if (t != TYPE_FLOAT && type_runs[t])
@@ -86,7 +92,8 @@ bool case_arrays_fill(const struct case_arrays *arrays, const struct check_case 
     return true;
 }
 
-const void *case_array(const struct case_arrays *arrays, const struct check_case *c, enum element_type type)
+const void *case_array(const struct case_arrays *arrays, const struct check_case *c,
+                       enum element_type type)
 {
     return type == TYPE_FLOAT ? (const void *)c->input : arrays->typed[type];
 }

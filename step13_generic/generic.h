@@ -7,11 +7,14 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-extern const char *const OP_NAMES[OPS];      /* "sum", "min", "max", "sumsq", "dot" */
-extern const char *const TYPE_NAMES[TYPES];  /* "int", "float", "double" */
+extern const char *const OP_NAMES[OPS];     /* "sum", "min", "max", "sumsq", "dot" */
+extern const char *const TYPE_NAMES[TYPES]; /* "int", "float", "double" */
 extern const size_t ELEMENT_BYTES[TYPES];
 
-struct pair { enum op op; enum element_type type; };
+struct pair {
+    enum op op;
+    enum element_type type;
+};
 
 /* The index of `name` in names[0 .. count), or -1. */
 int name_index(const char *name, const char *const names[], int count);
@@ -22,9 +25,9 @@ bool type_takes(enum element_type type, const struct reference *reference);
 
 /* What the expected results need from the data, in one pass on the host. */
 struct host_values {
-    struct reference reference;              /* the sum, sum|x|, whether every x is an integer */
-    double lowest, highest;                  /* +inf and -inf for no element */
-    double products, abs_products;           /* sum a[i] b[i] and sum |a[i] b[i]|; b = a: squares */
+    struct reference reference;    /* the sum, sum|x|, whether every x is an integer */
+    double lowest, highest;        /* +inf and -inf for no element */
+    double products, abs_products; /* sum a[i] b[i] and sum |a[i] b[i]|; b = a: squares */
 };
 /* false: no host memory for it (said on stderr). */
 bool host_values_compute(struct host_values *values, const float *a, const float *b, size_t n,
@@ -34,8 +37,8 @@ bool host_values_compute(struct host_values *values, const float *a, const float
  * min and max, which only compare); otherwise within gamma(depth) * sum|term| in the
  * accumulator's precision, plus the host's own rounding (docs/verification.md). */
 struct expectation {
-    int values;                              /* sumsq: 2 (the sum, the sum of squares) */
-    double value[MAX_RESULT_VALUES], bound[MAX_RESULT_VALUES];   /* bound 0: exactly equal */
+    int values; /* sumsq: 2 (the sum, the sum of squares) */
+    double value[MAX_RESULT_VALUES], bound[MAX_RESULT_VALUES]; /* bound 0: exactly equal */
     unsigned depth;
 };
 struct expectation expect(struct pair pair, const struct host_values *values, unsigned depth);
@@ -58,10 +61,10 @@ void pair_report(struct report *r, struct pair pair, const struct expectation *e
  * same pattern from the next seed (one copy). */
 struct typed_input {
     struct input floats;
-    const void *a[MAX_BUFFERS], *b;          /* each run reads the next a; b: dot only */
+    const void *a[MAX_BUFFERS], *b; /* each run reads the next a; b: dot only */
     int count;
     float *b_host;
-    void *owned[MAX_BUFFERS + 1];            /* the converted copies and b, freed here */
+    void *owned[MAX_BUFFERS + 1]; /* the converted copies and b, freed here */
     struct host_values values;
 };
 bool typed_input_create(struct typed_input *input, const struct options *options, size_t n,
@@ -70,10 +73,14 @@ void typed_input_free(struct typed_input *input);
 
 /* --check: an int and a double array on the device for the largest case, filled per case
  * from its floats for the types that run. */
-struct case_arrays { void *typed[TYPES]; };
+struct case_arrays {
+    void *typed[TYPES];
+};
 bool case_arrays_create(struct case_arrays *arrays, size_t capacity);
-bool case_arrays_fill(const struct case_arrays *arrays, const struct check_case *c, bool type_runs[TYPES]);
-const void *case_array(const struct case_arrays *arrays, const struct check_case *c, enum element_type type);
+bool case_arrays_fill(const struct case_arrays *arrays, const struct check_case *c,
+                      bool type_runs[TYPES]);
+const void *case_array(const struct case_arrays *arrays, const struct check_case *c,
+                       enum element_type type);
 void case_arrays_free(struct case_arrays *arrays);
 
 #endif

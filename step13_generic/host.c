@@ -3,7 +3,8 @@
  * launch and the finish, the check, the time, the report. It is longer than they are because
  * it runs five operators on three types; what those need besides (their names, the data in
  * each type, the expected results, the report lines) is in data.c and verdict.c (generic.h),
- * and the kernel template in reduce.cu. */
+ * and the kernel template in reduce.cu. A call that fails has said why: the program frees
+ * what it holds and exits 3. */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,21 +12,30 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { MIN_ELEMENTS = 8 };           /* per thread, at least: see blocks_for */
-enum { WARP_LEVELS = 5 };            /* shuffles within a warp, and again over the warp results */
-enum { OP_OPTION, TYPE_OPTION };     /* the step's own options, in the order of STEP.extras */
+enum { MIN_ELEMENTS = 8 };       /* per thread, at least: see blocks_for */
+enum { WARP_LEVELS = 5 };        /* shuffles within a warp, and again over the warp results */
+enum { OP_OPTION, TYPE_OPTION }; /* the step's own options, in the order of STEP.extras */
 
 static const struct step_info STEP = {
-    .name = "step13", .title = "Any type, any operator: one kernel template (document 002)",
-    .min_threads = 32, .max_threads = 1024, .default_threads = 256, .host_finish = true, .grid_size = true,
-    .extras = (const struct extra_option[]){
-        {"op", "O", "sum, min, max, sumsq (sum and sum of squares) or dot   [sum; --check: all]"},
-        {"type", "T", "the elements' type: int, float or double   [float; --check: all]"},
-        {NULL, NULL, NULL}},
+    .name = "step13",
+    .title = "Any type, any operator: one kernel template (document 002)",
+    .min_threads = 32,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
+    .grid_size = true,
+    .extras =
+        (const struct extra_option[]){
+            {"op", "O",
+             "sum, min, max, sumsq (sum and sum of squares) or dot   [sum; --check: all]"},
+            {"type", "T", "the elements' type: int, float or double   [float; --check: all]"},
+            {NULL, NULL, NULL}},
 };
 
 /* The (op, type) pairs to run: op_first..op_last times type_first..type_last. */
-struct pairs { int op_first, op_last, type_first, type_last; };
+struct pairs {
+    int op_first, op_last, type_first, type_last;
+};
 
 /* A name picks one; without a name a run takes sum and float, --check every one. --type int
  * refuses a real-valued pattern: the conversion would drop its fractions. */
@@ -40,26 +50,36 @@ static int pairs_choose(const struct options *o, struct pairs *chosen)
     char pattern[48];
     *chosen = (struct pairs){every_op ? 0 : op_index, every_op ? OPS - 1 : op_index,
                              every_type ? 0 : type_index, every_type ? TYPES - 1 : type_index};
-    if (op_index < 0) fprintf(stderr, "%s: --op takes sum, min, max, sumsq or dot, not '%s'\n", STEP.name, op);
-    else if (type_index < 0) fprintf(stderr, "%s: --type takes int, float or double, not '%s'\n", STEP.name, type);
+    if (op_index < 0)
+        fprintf(stderr, "%s: --op takes sum, min, max, sumsq or dot, not '%s'\n", STEP.name, op);
+    else if (type_index < 0)
+        fprintf(stderr, "%s: --type takes int, float or double, not '%s'\n", STEP.name, type);
     else if (type_index == TYPE_INT && !integer_pattern && !o->check)
-        fprintf(stderr, "%s: --type int takes integer data, and the pattern '%s' is real-valued (uniform, ones "
-                "and onehot are integers)\n", STEP.name, pattern_name(&o->pattern, pattern, sizeof pattern));
-    else return OPTIONS_RUN;
+        fprintf(
+            stderr,
+            "%s: --type int takes integer data, and the pattern '%s' is real-valued (uniform, ones "
+            "and onehot are integers)\n",
+            STEP.name, pattern_name(&o->pattern, pattern, sizeof pattern));
+    else
+        return OPTIONS_RUN;
     fprintf(stderr, "(%s/run --help lists the options)\n", STEP.name);
     return EXIT_USAGE;
 }
 
 /* How the kernel is launched: block size, the most blocks (--blocks B, or by default the GPU
- * filled once: filling_grid), and who finishes: the last block, or the host (document 001). */
-struct shape { unsigned threads, grid; enum finish finish; };
+ * filled once: blocks_or_filling), and who finishes: the last block, or the host (document
+ * 001). */
+struct shape {
+    unsigned threads, most_blocks;
+    enum finish finish;
+};
 
-/* step09's grid: shape->grid blocks, but never so many that a thread gets fewer than
- * MIN_ELEMENTS elements. At least one block, even for n = 0. */
+/* step09's grid: shape->most_blocks blocks, but never so many that a thread gets fewer than
+ * MIN_ELEMENTS elements. */
 static unsigned blocks_for(size_t n, const struct shape *shape)
 {
-    size_t per_block = (size_t)shape->threads * MIN_ELEMENTS, enough = (n + per_block - 1) / per_block;
-    return enough < shape->grid ? (enough > 0 ? (unsigned)enough : 1) : shape->grid;
+    unsigned enough = blocks_to_cover(n, (size_t)shape->threads * MIN_ELEMENTS);
+    return enough < shape->most_blocks ? enough : shape->most_blocks;
 }
 
 /* The longest chain of merges any element goes through (docs/verification.md; verdict.c adds
@@ -70,14 +90,19 @@ static unsigned depth(size_t n, const struct shape *s)
 {
     size_t blocks = blocks_for(n, s), per_round = blocks * s->threads * ELEMENTS_PER_ROUND;
     size_t per_pass = (size_t)s->threads * PARTIALS_IN_FLIGHT;
-    unsigned own = (unsigned)((n + per_round - 1) / per_round) + tree_levels(ELEMENTS_PER_ROUND) + 2 * WARP_LEVELS;
+    unsigned own = (unsigned)((n + per_round - 1) / per_round) + tree_levels(ELEMENTS_PER_ROUND) +
+                   2 * WARP_LEVELS;
     if (s->finish == FINISH_CPU) return own + (unsigned)blocks;
     if (blocks == 1) return own;
-    return own + (unsigned)((blocks + per_pass - 1) / per_pass) + tree_levels(PARTIALS_IN_FLIGHT) + 2 * WARP_LEVELS;
+    return own + (unsigned)((blocks + per_pass - 1) / per_pass) + tree_levels(PARTIALS_IN_FLIGHT) +
+           2 * WARP_LEVELS;
 }
 
 /* Device memory beside the input: a partial per block, the total, the ticket counter. */
-struct buffers { void *partials, *total; unsigned *ticket_counter; };
+struct buffers {
+    void *partials, *total;
+    unsigned *ticket_counter;
+};
 
 static bool buffers_create(struct buffers *b, unsigned blocks)
 {
@@ -97,8 +122,16 @@ static void buffers_free(struct buffers *b)
 static struct generic_launch launch_for(struct pair p, const void *a, const void *b, size_t n,
                                         const struct shape *s, const struct buffers *buffers)
 {
-    return (struct generic_launch){p.op, p.type, a, b, n, blocks_for(n, s), s->threads, buffers->partials,
-                                   s->finish == FINISH_CPU ? NULL : buffers->total, buffers->ticket_counter};
+    return (struct generic_launch){p.op,
+                                   p.type,
+                                   a,
+                                   b,
+                                   n,
+                                   blocks_for(n, s),
+                                   s->threads,
+                                   buffers->partials,
+                                   s->finish == FINISH_CPU ? NULL : buffers->total,
+                                   buffers->ticket_counter};
 }
 
 /* One run: the launch; finishing on the host, also the copy of the partials and their merge
@@ -111,73 +144,101 @@ static bool reduce(const struct generic_launch *job, double result[MAX_RESULT_VA
 
 /* One size: device memory, the data in its type, timed runs (then CUB's, for a float sum),
  * the check against the host's expected result, and the report. */
-static int measure(const struct options *o, const struct device_info *device, struct pair p, size_t n)
+static int measure(const struct options *o, const struct device_info *device, struct pair p,
+                   size_t n)
 {
-    struct shape shape = {o->threads, o->blocks ? o->blocks : filling_grid(device, o->threads), o->finish};
+    struct shape shape = {o->threads, blocks_or_filling(device, o->threads, o->blocks), o->finish};
     unsigned blocks = blocks_for(n, &shape);
-    struct buffers buffers = {0};
-    struct timer timer = {0};
-    struct typed_input input = {0};
-    struct generic_launch job = {0};
+    size_t grid_threads = (size_t)blocks * o->threads;
     struct report report = report_start(&STEP, device, o, n);
+    struct typed_input input = {0};
+    struct timer timer = {0};
+    struct buffers buffers = {0};
+    struct generic_launch job = {0};
     double result[MAX_RESULT_VALUES] = {0};
-    bool ok = buffers_create(&buffers, blocks) && timer_make(&timer, device, o) &&
-              typed_input_create(&input, o, n, p, device);
-    for (int run = 0; ok && run < o->warmup + o->iters; run++) {
+    int status = EXIT_ENVIRONMENT;
+
+    if (!buffers_create(&buffers, blocks)) goto done;
+    if (!timer_make(&timer, device, o)) goto done;
+    if (!typed_input_create(&input, o, n, p, device)) goto done;
+    for (int run = 0; run < o->warmup + o->iters; run++) {
         job = launch_for(p, input.a[run % input.count], input.b, n, &shape, &buffers);
-        ok = timer_start(&timer) && reduce(&job, result) && timer_stop(&timer, run >= o->warmup);
+        if (!timer_start(&timer)) goto done;
+        if (!reduce(&job, result)) goto done;
+        if (!timer_stop(&timer, run >= o->warmup)) goto done;
     }
     report.time = timer_summary(&timer);
-    ok = ok && (job.total == NULL || CUDA_OK(result_read(&job, result)));
-    if (ok && o->cub && p.op == OP_SUM && p.type == TYPE_FLOAT)
-        ok = cub_time(&input.floats, o, &timer, &report.cub, NULL);
-    snprintf(report.launch, sizeof report.launch, "%u blocks x %u threads, up to %zu element(s) per thread; "
-             "1 launch, %s", blocks, o->threads, (n + (size_t)blocks * o->threads - 1) / ((size_t)blocks * o->threads),
+    if (job.total != NULL && !CUDA_OK(result_read(&job, result))) goto done;
+    bool cub_too = o->cub && p.op == OP_SUM && p.type == TYPE_FLOAT;
+    if (cub_too && !cub_time(&input.floats, o, &timer, &report.cub, NULL)) goto done;
+
+    snprintf(report.launch, sizeof report.launch,
+             "%u blocks x %u threads, up to %zu element(s) per thread; 1 launch, %s", blocks,
+             o->threads, (n + grid_threads - 1) / grid_threads,
              o->finish == FINISH_CPU ? "the host merges the partials (document 001)"
                                      : "the last block merges the partials");
     struct expectation expected = expect(p, &input.values, depth(n, &shape));
-    if (ok) pair_report(&report, p, &expected, result, o);
+    pair_report(&report, p, &expected, result, o);
+    status = report.ok ? EXIT_CORRECT : EXIT_WRONG;
+done:
     buffers_free(&buffers);
     timer_free(&timer);
     typed_input_free(&input);
-    return !ok ? EXIT_ENVIRONMENT : report.ok ? EXIT_CORRECT : EXIT_WRONG;
+    return status;
+}
+
+/* The (op, type) pairs that this case runs: the chosen ones whose type takes its data. */
+static bool case_runs(const struct pairs *chosen, const struct check_case *c, struct pair p)
+{
+    bool op_chosen = (int)p.op >= chosen->op_first && (int)p.op <= chosen->op_last;
+    bool type_chosen = (int)p.type >= chosen->type_first && (int)p.type <= chosen->type_last;
+    return op_chosen && type_chosen && type_takes(p.type, &c->reference);
 }
 
 /* --check: every case of the matrix, each through every chosen (op, type) whose type takes
  * the case's data; dot multiplies the case's array by itself. */
-static int check_all(const struct options *o, const struct device_info *device, const struct pairs *chosen)
+static int check_all(const struct options *o, const struct device_info *device,
+                     const struct pairs *chosen)
 {
     struct check *check = check_start(&STEP, o, device);
-    struct shape largest = {STEP.min_threads, ~0u, FINISH_GPU};   /* the most blocks */
+    struct shape largest = {STEP.min_threads, ~0u, FINISH_GPU}; /* the most blocks */
     struct buffers buffers = {0};
     struct case_arrays arrays = {0};
     struct check_case c;
     double previous[OPS][TYPES][MAX_RESULT_VALUES] = {{{0}}};
     struct host_values values;
-    bool ok = check != NULL && buffers_create(&buffers, blocks_for(CHECK_LARGEST_N, &largest)) &&
-              case_arrays_create(&arrays, CHECK_LARGEST_N);
-    while (ok && check_next(check, &c)) {
-        struct shape shape = {c.threads, c.blocks ? c.blocks : filling_grid(device, c.threads), c.finish};
+    bool ran = false;
+
+    if (check == NULL) return EXIT_ENVIRONMENT;
+    if (!buffers_create(&buffers, blocks_for(CHECK_LARGEST_N, &largest))) goto done;
+    if (!case_arrays_create(&arrays, CHECK_LARGEST_N)) goto done;
+    while (check_next(check, &c)) {
+        struct shape shape = {c.threads, blocks_or_filling(device, c.threads, c.blocks), c.finish};
         bool runs[TYPES];
         for (int t = 0; t < TYPES; t++)
             runs[t] = t >= chosen->type_first && t <= chosen->type_last &&
                       type_takes((enum element_type)t, &c.reference);
-        if (c.fresh) /* once per data set: the host's values and the typed copies */
-            ok = host_values_compute(&values, c.host, c.host, c.n, &c.reference) && case_arrays_fill(&arrays, &c, runs);
-        for (int k = 0; ok && k < OPS * TYPES; k++) {
+        if (c.fresh) { /* once per data set: the host's values and the typed copies */
+            if (!host_values_compute(&values, c.host, c.host, c.n, &c.reference)) goto done;
+            if (!case_arrays_fill(&arrays, &c, runs)) goto done;
+        }
+        for (int k = 0; k < OPS * TYPES; k++) {
             struct pair p = {(enum op)(k / TYPES), (enum element_type)(k % TYPES)};
-            if (!runs[p.type] || (int)p.op < chosen->op_first || (int)p.op > chosen->op_last) continue;
+            if (!case_runs(chosen, &c, p)) continue;
             const void *a = case_array(&arrays, &c, p.type);
             struct generic_launch job = launch_for(p, a, a, c.n, &shape, &buffers);
             double result[MAX_RESULT_VALUES] = {0};
-            ok = reduce(&job, result) && (job.total == NULL || CUDA_OK(result_read(&job, result)));
+            if (!reduce(&job, result)) goto done;
+            if (job.total != NULL && !CUDA_OK(result_read(&job, result))) goto done;
             struct expectation expected = expect(p, &values, depth(c.n, &shape));
-            if (ok) check_pair(check, &c, p, &expected, result, previous[p.op][p.type]);
+            check_pair(check, &c, p, &expected, result, previous[p.op][p.type]);
         }
     }
+    ran = true;
+done:
     buffers_free(&buffers);
     case_arrays_free(&arrays);
-    return check != NULL ? check_finish(check, ok) : EXIT_ENVIRONMENT;
+    return check_finish(check, ran);
 }
 
 int main(int argc, char **argv)
@@ -185,16 +246,19 @@ int main(int argc, char **argv)
     struct options options;
     struct device_info device;
     struct pairs chosen;
-    int status = options_parse(argc, argv, &STEP, &options), worst = EXIT_CORRECT;
+    int status = options_parse(argc, argv, &STEP, &options);
     if (status == OPTIONS_RUN) status = pairs_choose(&options, &chosen);
     if (status != OPTIONS_RUN) return status;
     if (!device_open(&device, STEP.name)) return EXIT_ENVIRONMENT;
     if (options.check) return check_all(&options, &device, &chosen);
+
     if (options.csv) report_csv_header();
     struct pair pair = {(enum op)chosen.op_first, (enum element_type)chosen.type_first};
-    for (size_t n = options.n; n <= options.n_last && worst != EXIT_ENVIRONMENT; n = n ? 2 * n : 1) {
+    int worst = EXIT_CORRECT;
+    for (size_t n = options.n; n <= options.n_last; n = n ? 2 * n : 1) {
         status = measure(&options, &device, pair, n);
-        worst = status > worst ? status : worst;
+        if (status > worst) worst = status;
+        if (status == EXIT_ENVIRONMENT) break;
     }
     return worst;
 }

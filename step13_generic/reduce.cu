@@ -29,8 +29,8 @@
 
 #include "reduce.h"
 
-enum { WARP_SIZE = 32, MOST_THREADS = 1024 };   /* host.c's --threads takes 32 .. 1024 */
-static const unsigned FULL_WARP = 0xffffffffu;
+enum { WARP_SIZE = 32, MAX_BLOCK_SIZE = 1024 }; /* host.c's --threads takes 32 .. 1024 */
+static const unsigned FULL_WARP_MASK = 0xffffffffu;
 static_assert((ELEMENTS_PER_ROUND & (ELEMENTS_PER_ROUND - 1)) == 0 &&
                   (PARTIALS_IN_FLIGHT & (PARTIALS_IN_FLIGHT - 1)) == 0,
               "loads are merged as trees of pairs");
@@ -38,60 +38,89 @@ static_assert((ELEMENTS_PER_ROUND & (ELEMENTS_PER_ROUND - 1)) == 0 &&
 /* ---- ReductionTypes: what is accumulated, and how ------------------------------------- */
 
 /* The identities of min and max: infinity where the type has one, else its extreme. */
-template <typename T> __host__ __device__ constexpr T highest()
+template <typename T>
+__host__ __device__ constexpr T highest()
 {
     return cuda::std::numeric_limits<T>::has_infinity ? cuda::std::numeric_limits<T>::infinity()
-                                                       : cuda::std::numeric_limits<T>::max();
+                                                      : cuda::std::numeric_limits<T>::max();
 }
-template <typename T> __host__ __device__ constexpr T lowest()
+template <typename T>
+__host__ __device__ constexpr T lowest()
 {
     return cuda::std::numeric_limits<T>::has_infinity ? -cuda::std::numeric_limits<T>::infinity()
-                                                       : cuda::std::numeric_limits<T>::lowest();
+                                                      : cuda::std::numeric_limits<T>::lowest();
 }
 
 /* Plain aggregates: CUDA runs no constructor for shared memory, so identity() does the job
  * of the document's constructor. identity and merge are __host__ too, for the CPU finish. */
-template <typename Wide> struct Sum {
+template <typename Wide>
+struct Sum {
     static constexpr int values = 1;
     Wide value;
 
     static __host__ __device__ Sum identity() { return {Wide(0)}; }
-    template <typename X> static __device__ Sum of(X x) { return {Wide(x)}; }
+    template <typename X>
+    static __device__ Sum of(X x)
+    {
+        return {Wide(x)};
+    }
     static __host__ __device__ Sum merge(Sum a, Sum b) { return {a.value + b.value}; }
-    __device__ Sum shuffled_down(unsigned offset) const { return {__shfl_down_sync(FULL_WARP, value, offset)}; }
+    __device__ Sum shuffled_down(unsigned offset) const
+    {
+        return {__shfl_down_sync(FULL_WARP_MASK, value, offset)};
+    }
     void widen(double out[]) const { out[0] = (double)value; }
 };
 
-template <typename T> struct Minimum {
+template <typename T>
+struct Minimum {
     static constexpr int values = 1;
     T value;
 
     static __host__ __device__ Minimum identity() { return {highest<T>()}; }
     static __device__ Minimum of(T x) { return {x}; }
-    static __host__ __device__ Minimum merge(Minimum a, Minimum b) { return {b.value < a.value ? b.value : a.value}; }
-    __device__ Minimum shuffled_down(unsigned offset) const { return {__shfl_down_sync(FULL_WARP, value, offset)}; }
+    static __host__ __device__ Minimum merge(Minimum a, Minimum b)
+    {
+        return {b.value < a.value ? b.value : a.value};
+    }
+    __device__ Minimum shuffled_down(unsigned offset) const
+    {
+        return {__shfl_down_sync(FULL_WARP_MASK, value, offset)};
+    }
     void widen(double out[]) const { out[0] = (double)value; }
 };
 
-template <typename T> struct Maximum {
+template <typename T>
+struct Maximum {
     static constexpr int values = 1;
     T value;
 
     static __host__ __device__ Maximum identity() { return {lowest<T>()}; }
     static __device__ Maximum of(T x) { return {x}; }
-    static __host__ __device__ Maximum merge(Maximum a, Maximum b) { return {b.value > a.value ? b.value : a.value}; }
-    __device__ Maximum shuffled_down(unsigned offset) const { return {__shfl_down_sync(FULL_WARP, value, offset)}; }
+    static __host__ __device__ Maximum merge(Maximum a, Maximum b)
+    {
+        return {b.value > a.value ? b.value : a.value};
+    }
+    __device__ Maximum shuffled_down(unsigned offset) const
+    {
+        return {__shfl_down_sync(FULL_WARP_MASK, value, offset)};
+    }
     void widen(double out[]) const { out[0] = (double)value; }
 };
 
 /* Document 002's CReduction_Sumi_isq and document 004's sum of squares: two statistics in one
  * pass. Both members are Wide: the document's `int sum` overflows long before its sumsq. */
-template <typename Wide> struct SumAndSquares {
+template <typename Wide>
+struct SumAndSquares {
     static constexpr int values = 2;
     Wide sum, squares;
 
     static __host__ __device__ SumAndSquares identity() { return {Wide(0), Wide(0)}; }
-    template <typename X> static __device__ SumAndSquares of(X x) { return {Wide(x), Wide(x) * Wide(x)}; }
+    template <typename X>
+    static __device__ SumAndSquares of(X x)
+    {
+        return {Wide(x), Wide(x) * Wide(x)};
+    }
     static __host__ __device__ SumAndSquares merge(SumAndSquares a, SumAndSquares b)
     {
         return {a.sum + b.sum, a.squares + b.squares};
@@ -99,14 +128,20 @@ template <typename Wide> struct SumAndSquares {
     /* A shuffle moves one register per lane: a struct moves member by member. */
     __device__ SumAndSquares shuffled_down(unsigned offset) const
     {
-        return {__shfl_down_sync(FULL_WARP, sum, offset), __shfl_down_sync(FULL_WARP, squares, offset)};
+        return {__shfl_down_sync(FULL_WARP_MASK, sum, offset),
+                __shfl_down_sync(FULL_WARP_MASK, squares, offset)};
     }
-    void widen(double out[]) const { out[0] = (double)sum; out[1] = (double)squares; }
+    void widen(double out[]) const
+    {
+        out[0] = (double)sum;
+        out[1] = (double)squares;
+    }
 };
 
 /* ---- Readers: what element i is ------------------------------------------------------- */
 
-template <typename T> struct Elements {
+template <typename T>
+struct Elements {
     const T *values;
 
     static Elements over(const void *a, const void *) { return {static_cast<const T *>(a)}; }
@@ -114,10 +149,17 @@ template <typename T> struct Elements {
 };
 
 /* Document 001's a[i] * b[i], formed in a type that holds it: int x int needs long long. */
-template <typename T> struct ProductOf { using type = T; };
-template <> struct ProductOf<int> { using type = long long; };
+template <typename T>
+struct ProductOf {
+    using type = T;
+};
+template <>
+struct ProductOf<int> {
+    using type = long long;
+};
 
-template <typename T> struct Products {
+template <typename T>
+struct Products {
     using Product = typename ProductOf<T>::type;
     const T *a, *b;
 
@@ -125,7 +167,10 @@ template <typename T> struct Products {
     {
         return {static_cast<const T *>(a), static_cast<const T *>(b)};
     }
-    __device__ Product operator[](size_t i) const { return Product(__ldg(a + i)) * Product(__ldg(b + i)); }
+    __device__ Product operator[](size_t i) const
+    {
+        return Product(__ldg(a + i)) * Product(__ldg(b + i));
+    }
 };
 
 /* ---- Document 002's SharedMemory<T> ----------------------------------------------------- */
@@ -140,8 +185,10 @@ template <typename T> struct Products {
  * type; one specialisation per alignment does the same). Any other alignment stops at the
  * static_assert instead of misaligning silently. nvcc 13 in fact aligns every extern shared
  * array to 16 bytes (see the PTX), but nothing in the int declaration says so. */
-template <typename T, size_t ALIGNMENT = alignof(T)> struct SharedMemory {
-    static_assert(ALIGNMENT <= alignof(int), "a type aligned beyond int needs a SharedMemory specialisation");
+template <typename T, size_t ALIGNMENT = alignof(T)>
+struct SharedMemory {
+    static_assert(ALIGNMENT <= alignof(int),
+                  "a type aligned beyond int needs a SharedMemory specialisation");
     __device__ operator T *()
     {
         extern __shared__ int shared_words[];
@@ -149,7 +196,8 @@ template <typename T, size_t ALIGNMENT = alignof(T)> struct SharedMemory {
     }
 };
 
-template <typename T> struct SharedMemory<T, alignof(long long)> {
+template <typename T>
+struct SharedMemory<T, alignof(long long)> {
     __device__ operator T *()
     {
         extern __shared__ long long shared_doublewords[];
@@ -175,20 +223,22 @@ static __device__ ReductionType merge_tree(ReductionType (&group)[COUNT])
  * all loads of a round are issued before any is combined. The last round, cut short by the
  * end of the input, is filled with the identity: 0 would be a wrong minimum. */
 template <typename ReductionType, typename Reader>
-static __device__ ReductionType thread_accumulate(Reader input, size_t n)
+static __device__ ReductionType thread_reduce(Reader input, size_t n)
 {
     const size_t step = blockDim.x, stride = (size_t)gridDim.x * blockDim.x * ELEMENTS_PER_ROUND;
     size_t i = (size_t)blockIdx.x * blockDim.x * ELEMENTS_PER_ROUND + threadIdx.x;
     ReductionType mine = ReductionType::identity(), group[ELEMENTS_PER_ROUND];
     for (; i + (ELEMENTS_PER_ROUND - 1) * step < n; i += stride) {
 #pragma unroll
-        for (int k = 0; k < ELEMENTS_PER_ROUND; k++) group[k] = ReductionType::of(input[i + k * step]);
+        for (int k = 0; k < ELEMENTS_PER_ROUND; k++)
+            group[k] = ReductionType::of(input[i + k * step]);
         mine = ReductionType::merge(mine, merge_tree(group));
     }
     if (i < n) {
 #pragma unroll
         for (int k = 0; k < ELEMENTS_PER_ROUND; k++)
-            group[k] = i + k * step < n ? ReductionType::of(input[i + k * step]) : ReductionType::identity();
+            group[k] = i + k * step < n ? ReductionType::of(input[i + k * step])
+                                        : ReductionType::identity();
         mine = ReductionType::merge(mine, merge_tree(group));
     }
     return mine;
@@ -214,7 +264,9 @@ static __device__ ReductionType block_reduce(ReductionType mine)
     mine = warp_reduce(mine);
     if (lane == 0) warp_results[warp] = mine;
     __syncthreads();
-    if (warp == 0) mine = warp_reduce(lane < blockDim.x / WARP_SIZE ? warp_results[lane] : ReductionType::identity());
+    if (warp == 0)
+        mine = warp_reduce(lane < blockDim.x / WARP_SIZE ? warp_results[lane]
+                                                         : ReductionType::identity());
     return mine;
 }
 
@@ -230,7 +282,8 @@ static __device__ ReductionType merge_partials(const ReductionType *partials)
         ReductionType group[PARTIALS_IN_FLIGHT];
 #pragma unroll
         for (int k = 0; k < PARTIALS_IN_FLIGHT; k++)
-            group[k] = first + k * step < count ? partials[first + k * step] : ReductionType::identity();
+            group[k] = first + k * step < count ? partials[first + k * step]
+                                                : ReductionType::identity();
         mine = ReductionType::merge(mine, merge_tree(group));
     }
     return block_reduce(mine);
@@ -249,20 +302,23 @@ static __device__ bool took_last_ticket(unsigned *ticket_counter)
 }
 
 template <typename ReductionType, typename Reader>
-__global__ void __launch_bounds__(MOST_THREADS)
-reduce_any(Reader input, size_t n, ReductionType *partials, ReductionType *total, unsigned *ticket_counter)
+__global__ __launch_bounds__(MAX_BLOCK_SIZE) void reduce_any(Reader input, size_t n,
+                                                             ReductionType *partials,
+                                                             ReductionType *total,
+                                                             unsigned *ticket_counter)
 {
-    ReductionType block_result = block_reduce(thread_accumulate<ReductionType>(input, n));
-    if (total != nullptr && gridDim.x == 1) {        /* a small n: this block's result is the total */
+    ReductionType block_result = block_reduce(thread_reduce<ReductionType>(input, n));
+    if (total != nullptr && gridDim.x == 1) { /* a small n: this block's result is the total */
         if (threadIdx.x == 0) *total = block_result;
         return;
     }
     if (threadIdx.x == 0) partials[blockIdx.x] = block_result;
-    if (total == nullptr || !took_last_ticket(ticket_counter)) return;   /* no total: the host finishes */
+    if (total == nullptr || !took_last_ticket(ticket_counter))
+        return; /* no total: the host finishes */
     ReductionType result = merge_partials(partials);
     if (threadIdx.x == 0) {
         *total = result;
-        *ticket_counter = 0;                         /* ready for the next launch */
+        *ticket_counter = 0; /* ready for the next launch */
     }
 }
 
@@ -271,7 +327,8 @@ reduce_any(Reader input, size_t n, ReductionType *partials, ReductionType *total
 template <typename ReductionType, typename Reader>
 static cudaError_t launch(const struct generic_launch *job)
 {
-    static_assert(sizeof(ReductionType) <= MAX_ACCUMULATOR_BYTES && ReductionType::values <= MAX_RESULT_VALUES,
+    static_assert(sizeof(ReductionType) <= MAX_ACCUMULATOR_BYTES &&
+                      ReductionType::values <= MAX_RESULT_VALUES,
                   "reduce.h sizes the partials and the results");
     size_t warp_results_bytes = job->threads / WARP_SIZE * sizeof(ReductionType);
     reduce_any<ReductionType, Reader><<<job->blocks, job->threads, warp_results_bytes>>>(
@@ -287,7 +344,8 @@ static cudaError_t merge_on_host(const void *partials, unsigned blocks, Reductio
     ReductionType *copy = static_cast<ReductionType *>(malloc(blocks * sizeof *copy));
     if (copy == nullptr) return cudaErrorMemoryAllocation;
     cudaError_t status = cudaMemcpy(copy, partials, blocks * sizeof *copy, cudaMemcpyDeviceToHost);
-    for (unsigned b = 0; status == cudaSuccess && b < blocks; b++) *result = ReductionType::merge(*result, copy[b]);
+    for (unsigned b = 0; status == cudaSuccess && b < blocks; b++)
+        *result = ReductionType::merge(*result, copy[b]);
     free(copy);
     return status;
 }
@@ -296,9 +354,9 @@ template <typename ReductionType>
 static cudaError_t read(const struct generic_launch *job, double values[])
 {
     ReductionType result = ReductionType::identity();
-    cudaError_t status = job->total != nullptr
-                             ? cudaMemcpy(&result, job->total, sizeof result, cudaMemcpyDeviceToHost)
-                             : merge_on_host(job->partials, job->blocks, &result);
+    cudaError_t status = job->total != nullptr ? cudaMemcpy(&result, job->total, sizeof result,
+                                                            cudaMemcpyDeviceToHost)
+                                               : merge_on_host(job->partials, job->blocks, &result);
     result.widen(values);
     return status;
 }
@@ -308,8 +366,10 @@ struct instantiation {
     cudaError_t (*launch)(const struct generic_launch *job);
     cudaError_t (*read)(const struct generic_launch *job, double values[]);
 };
-#define INSTANCE(ReductionType, Reader) \
-    {#ReductionType " over " #Reader, launch<ReductionType, Reader>, read<ReductionType>}
+#define INSTANCE(ReductionType, Reader)                                                            \
+    {                                                                                              \
+#ReductionType " over " #Reader, launch < ReductionType, Reader>, read < ReductionType>    \
+    }
 
 /* Rows: --op; columns: --type int, float, double. The int sums accumulate in long long:
  * 2^25 values of 99 (3,321,888,768) exceed INT32_MAX. */
@@ -320,7 +380,8 @@ static const struct instantiation INSTANTIATIONS[OPS][TYPES] = {
      INSTANCE(Minimum<double>, Elements<double>)},
     {INSTANCE(Maximum<int>, Elements<int>), INSTANCE(Maximum<float>, Elements<float>),
      INSTANCE(Maximum<double>, Elements<double>)},
-    {INSTANCE(SumAndSquares<long long>, Elements<int>), INSTANCE(SumAndSquares<float>, Elements<float>),
+    {INSTANCE(SumAndSquares<long long>, Elements<int>),
+     INSTANCE(SumAndSquares<float>, Elements<float>),
      INSTANCE(SumAndSquares<double>, Elements<double>)},
     {INSTANCE(Sum<long long>, Products<int>), INSTANCE(Sum<float>, Products<float>),
      INSTANCE(Sum<double>, Products<double>)},
@@ -337,7 +398,8 @@ extern "C" cudaError_t reduce_generic(const struct generic_launch *job)
     return instance != nullptr ? instance->launch(job) : cudaErrorInvalidValue;
 }
 
-extern "C" cudaError_t result_read(const struct generic_launch *job, double values[MAX_RESULT_VALUES])
+extern "C" cudaError_t result_read(const struct generic_launch *job,
+                                   double values[MAX_RESULT_VALUES])
 {
     const struct instantiation *instance = instantiation_of(job->op, job->type);
     return instance != nullptr ? instance->read(job, values) : cudaErrorInvalidValue;
@@ -353,20 +415,27 @@ extern "C" const char *instantiation_name(enum op op, enum element_type type)
 
 enum { CONVERT_THREADS = 256, CONVERT_MOST_BLOCKS = 4096 };
 
-template <typename T> __global__ void convert(const float *in, size_t n, T *out)
+template <typename T>
+__global__ void convert(const float *in, size_t n, T *out)
 {
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
         out[i] = T(in[i]);
 }
 
 extern "C" cudaError_t convert_floats(const float *in, size_t n, enum element_type type, void *out)
 {
     size_t wanted = (n + CONVERT_THREADS - 1) / CONVERT_THREADS;
-    unsigned blocks = wanted < CONVERT_MOST_BLOCKS ? (unsigned)wanted : (unsigned)CONVERT_MOST_BLOCKS;
+    unsigned blocks = wanted < CONVERT_MOST_BLOCKS ? (unsigned)wanted
+                                                   : (unsigned)CONVERT_MOST_BLOCKS;
     if (n == 0) return cudaSuccess;
-    if (type == TYPE_INT) convert<<<blocks, CONVERT_THREADS>>>(in, n, static_cast<int *>(out));
-    else if (type == TYPE_FLOAT) convert<<<blocks, CONVERT_THREADS>>>(in, n, static_cast<float *>(out));
-    else if (type == TYPE_DOUBLE) convert<<<blocks, CONVERT_THREADS>>>(in, n, static_cast<double *>(out));
-    else return cudaErrorInvalidValue;
+    if (type == TYPE_INT)
+        convert<<<blocks, CONVERT_THREADS>>>(in, n, static_cast<int *>(out));
+    else if (type == TYPE_FLOAT)
+        convert<<<blocks, CONVERT_THREADS>>>(in, n, static_cast<float *>(out));
+    else if (type == TYPE_DOUBLE)
+        convert<<<blocks, CONVERT_THREADS>>>(in, n, static_cast<double *>(out));
+    else
+        return cudaErrorInvalidValue;
     return cudaGetLastError();
 }

@@ -31,7 +31,7 @@ enum { MAX_RESULT_VALUES = 2, MAX_ACCUMULATOR_BYTES = 16 };
 struct generic_launch {
     enum op op;
     enum element_type type;
-    const void *a, *b;               /* n elements of the type; b: dot only */
+    const void *a, *b; /* n elements of the type; b: dot only */
     size_t n;
     unsigned blocks, threads;
     void *partials, *total;

@@ -40,7 +40,8 @@ bool host_values_compute(struct host_values *v, const float *a, const float *b, 
     size_t chunks = (n + CHUNK - 1) / CHUNK;
     double *parts = calloc(2 * chunks + 1, sizeof *parts), lowest = INFINITY, highest = -INFINITY;
     *v = (struct host_values){.reference = *reference, .lowest = INFINITY, .highest = -INFINITY};
-    if (parts == NULL) fprintf(stderr, "not enough host memory for the expected results of %zu elements\n", n);
+    if (parts == NULL)
+        fprintf(stderr, "not enough host memory for the expected results of %zu elements\n", n);
     if (parts == NULL) return false;
 #pragma omp parallel for schedule(static) reduction(min : lowest) reduction(max : highest)
     for (size_t c = 0; c < chunks; c++)
@@ -64,7 +65,8 @@ bool host_values_compute(struct host_values *v, const float *a, const float *b, 
 /* One sum: exact when its terms are integers and sum|term| fits the type's exact integers
  * (docs/verification.md, (a)); else gamma(depth) in the type's precision, plus the host's
  * own double rounding for real-valued data: gamma(n) in double, as in error_bound. */
-static double sum_bound(enum element_type type, double abs_sum, bool integer, unsigned depth, size_t n)
+static double sum_bound(enum element_type type, double abs_sum, bool integer, unsigned depth,
+                        size_t n)
 {
     if (type == TYPE_INT || (integer && abs_sum <= EXACT_INTEGERS_UP_TO[type])) return 0;
     double host = integer ? 0 : rounding_gamma((double)n, DBL_EPSILON / 2);
@@ -83,21 +85,29 @@ struct expectation expect(struct pair p, const struct host_values *v, unsigned d
     const struct reference *r = &v->reference;
     struct expectation e = {.values = p.op == OP_SUMSQ ? 2 : 1, .depth = depth};
     /* a product (dot, and sumsq's squares) is rounded once before it is added */
-    double products_bound = sum_bound(p.type, v->abs_products, r->integer_valued, depth + PRODUCT_ROUNDING, r->n);
+    double products_bound = sum_bound(p.type, v->abs_products, r->integer_valued,
+                                      depth + PRODUCT_ROUNDING, r->n);
     switch (p.op) {
     case OP_SUM:
         e.value[0] = r->sum;
         e.bound[0] = sum_bound(p.type, r->abs_sum, r->integer_valued, depth, r->n);
         break;
-    case OP_MIN: e.value[0] = extreme(p.type, v->lowest); break;
-    case OP_MAX: e.value[0] = extreme(p.type, v->highest); break;
+    case OP_MIN:
+        e.value[0] = extreme(p.type, v->lowest);
+        break;
+    case OP_MAX:
+        e.value[0] = extreme(p.type, v->highest);
+        break;
     case OP_SUMSQ:
         e.value[0] = r->sum;
         e.bound[0] = sum_bound(p.type, r->abs_sum, r->integer_valued, depth, r->n);
         e.value[1] = v->products;
         e.bound[1] = products_bound;
         break;
-    default: e.value[0] = v->products; e.bound[0] = products_bound; break;
+    default:
+        e.value[0] = v->products;
+        e.bound[0] = products_bound;
+        break;
     }
     return e;
 }
@@ -107,8 +117,9 @@ struct expectation expect(struct pair p, const struct host_values *v, unsigned d
 bool expectation_met(const struct expectation *e, const double result[])
 {
     for (int k = 0; k < e->values; k++) {
-        bool met = e->bound[k] == 0 ? result[k] == e->value[k]
-                                    : isfinite(result[k]) && fabs(result[k] - e->value[k]) <= e->bound[k];
+        bool met = e->bound[k] == 0
+                       ? result[k] == e->value[k]
+                       : isfinite(result[k]) && fabs(result[k] - e->value[k]) <= e->bound[k];
         if (!met) return false;
     }
     return true;
@@ -139,9 +150,11 @@ void check_pair(struct check *check, const struct check_case *done, struct pair 
     char got[TEXT], wanted[TEXT], allowed[TEXT], what[4 * TEXT];
     bool same_bits = !done->repeat || memcmp(result, previous, e->values * sizeof *result) == 0;
     memcpy(previous, result, e->values * sizeof *result);
-    snprintf(what, sizeof what, "%s:%s got %s, expected %s, allowed error %s%s", OP_NAMES[p.op], TYPE_NAMES[p.type],
-             joined(got, result_format(p), result, e->values), joined(wanted, "%.17g", e->value, e->values),
-             joined(allowed, "%.9g", e->bound, e->values), same_bits ? "" : "; a repeated run gave other bits");
+    snprintf(what, sizeof what, "%s:%s got %s, expected %s, allowed error %s%s", OP_NAMES[p.op],
+             TYPE_NAMES[p.type], joined(got, result_format(p), result, e->values),
+             joined(wanted, "%.17g", e->value, e->values),
+             joined(allowed, "%.9g", e->bound, e->values),
+             same_bits ? "" : "; a repeated run gave other bits");
     check_verdict(check, done, expectation_met(e, result) && same_bits, what);
 }
 
@@ -151,40 +164,46 @@ static double gb_per_s(const struct report *r, struct pair p)
     return effective_gb_per_s(arrays * r->n * ELEMENT_BYTES[p.type], r->time.median_ms);
 }
 
-static void print_human(const struct report *r, struct pair p, const struct expectation *e, const char *got,
-                        const char *wanted, const char *errors, const char *bounds)
+static void print_human(const struct report *r, struct pair p, const struct expectation *e,
+                        const char *got, const char *wanted, const char *errors, const char *bounds)
 {
     const struct device_info *d = r->device;
     const char *verdict = r->ok ? "CORRECT" : "WRONG";
     int arrays = p.op == OP_DOT ? 2 : 1;
-    printf("%s: %s\noperation  %s of %s: %s\n", r->step->name, r->step->title, OP_NAMES[p.op], TYPE_NAMES[p.type],
-           instantiation_name(p.op, p.type));
-    printf("device     %s, %d SMs, sm_%d%d, peak %.0f GB/s, CUDA %d.%d\n", d->name, d->sm_count, d->cc_major,
-           d->cc_minor, d->peak_gb_per_s, d->runtime_version / CUDA_MAJOR,
+    printf("%s: %s\noperation  %s of %s: %s\n", r->step->name, r->step->title, OP_NAMES[p.op],
+           TYPE_NAMES[p.type], instantiation_name(p.op, p.type));
+    printf("device     %s, %d SMs, sm_%d%d, peak %.0f GB/s, CUDA %d.%d\n", d->name, d->sm_count,
+           d->cc_major, d->cc_minor, d->peak_gb_per_s, d->runtime_version / CUDA_MAJOR,
            d->runtime_version % CUDA_MAJOR / CUDA_MINOR);
     printf("input      n = %zu (%.1f MiB in %d array(s) of %s), pattern %s\nlaunch     %s\n", r->n,
-           arrays * r->n * ELEMENT_BYTES[p.type] / BYTES_PER_MIB, arrays, TYPE_NAMES[p.type], r->pattern, r->launch);
+           arrays * r->n * ELEMENT_BYTES[p.type] / BYTES_PER_MIB, arrays, TYPE_NAMES[p.type],
+           r->pattern, r->launch);
     printf("result     %s   expected %s\n", got, wanted);
     if (e->bound[0] == 0 && e->bound[1] == 0)
-        printf("check      exact (integers the accumulator holds, or a comparison): error %s -> %s\n", errors, verdict);
+        printf(
+            "check      exact (integers the accumulator holds, or a comparison): error %s -> %s\n",
+            errors, verdict);
     else
-        printf("check      |error| %s <= bound %s (depth %u, step13_generic/README.md) -> %s\n", errors, bounds,
-               r->depth, verdict);
+        printf("check      |error| %s <= bound %s (depth %u, step13_generic/README.md) -> %s\n",
+               errors, bounds, r->depth, verdict);
     printf("time       %.4f ms median, %.4f .. %.4f ms over %d runs, the L2 flushed before each\n",
            r->time.median_ms, r->time.min_ms, r->time.max_ms, r->time.runs);
-    printf("bandwidth  %.1f GB/s effective = %.1f%% of peak (every array read counted)\n", gb_per_s(r, p),
-           PERCENT * gb_per_s(r, p) / d->peak_gb_per_s);
+    printf("bandwidth  %.1f GB/s effective = %.1f%% of peak (every array read counted)\n",
+           gb_per_s(r, p), PERCENT * gb_per_s(r, p) / d->peak_gb_per_s);
     if (r->cub.runs > 0)
-        printf("cub        %.4f ms median for cub::DeviceReduce::Sum on the same copies: this step runs at "
-               "%.2fx its speed\n", r->cub.median_ms, r->cub.median_ms / r->time.median_ms);
+        printf("cub        %.4f ms median for cub::DeviceReduce::Sum on the same copies: this step "
+               "runs at "
+               "%.2fx its speed\n",
+               r->cub.median_ms, r->cub.median_ms / r->time.median_ms);
 }
 
-void pair_report(struct report *r, struct pair p, const struct expectation *e, const double result[],
-                 const struct options *o)
+void pair_report(struct report *r, struct pair p, const struct expectation *e,
+                 const double result[], const struct options *o)
 {
     char got[TEXT], wanted[TEXT], errors[TEXT], sizes[TEXT], bounds[TEXT], variant[TEXT];
     double error[MAX_RESULT_VALUES], size[MAX_RESULT_VALUES];
-    int major = r->device->runtime_version / CUDA_MAJOR, minor = r->device->runtime_version % CUDA_MAJOR / CUDA_MINOR;
+    int major = r->device->runtime_version / CUDA_MAJOR,
+        minor = r->device->runtime_version % CUDA_MAJOR / CUDA_MINOR;
     for (int k = 0; k < e->values; k++) size[k] = fabs(error[k] = result[k] - e->value[k]);
     r->ok = expectation_met(e, result);
     r->depth = e->depth;
@@ -195,13 +214,15 @@ void pair_report(struct report *r, struct pair p, const struct expectation *e, c
     joined(bounds, "%.9g", e->bound, e->values);
     snprintf(variant, sizeof variant, "%s:%s", OP_NAMES[p.op], TYPE_NAMES[p.type]);
     if (o->csv)
-        printf("%s,%s,%zu,%s,%s,%s,%s,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%.6f,%.4f,%s,%d.%d\n", r->step->name, variant, r->n,
-               r->pattern, o->flush == FLUSH_WRITE ? "write" : "read", got, wanted, errors, bounds, r->ok, r->time.median_ms, r->time.min_ms, gb_per_s(r, p),
+        printf("%s,%s,%zu,%s,%s,%s,%s,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%.6f,%.4f,%s,%d.%d\n",
+               r->step->name, variant, r->n, r->pattern, o->flush == FLUSH_WRITE ? "write" : "read", got, wanted, errors, bounds, r->ok,
+               r->time.median_ms, r->time.min_ms, gb_per_s(r, p),
                PERCENT * gb_per_s(r, p) / r->device->peak_gb_per_s, r->cub.median_ms,
-               r->cub.runs ? r->cub.median_ms / r->time.median_ms : 0, r->device->name, major, minor);
+               r->cub.runs ? r->cub.median_ms / r->time.median_ms : 0, r->device->name, major,
+               minor);
     else if (o->quiet)
-        printf("%s %s n=%zu pattern=%s result=%s expected=%s %s\n", r->step->name, variant, r->n, r->pattern, got,
-               wanted, r->ok ? "CORRECT" : "WRONG");
+        printf("%s %s n=%zu pattern=%s result=%s expected=%s %s\n", r->step->name, variant, r->n,
+               r->pattern, got, wanted, r->ok ? "CORRECT" : "WRONG");
     else
         print_human(r, p, e, got, wanted, sizes, bounds);
 }

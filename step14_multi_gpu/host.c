@@ -1,27 +1,34 @@
 /* step14_multi_gpu: the program.
  * It reads top to bottom like the other steps: the options, the data, device memory, the
  * runs, the check, the time, the report. New here: the data lies on K GPUs, each reduces its
- * own shard with step12's kernel (reduce.cu), and NCCL adds the K totals. team.c sets up the
- * GPUs, NCCL and, under mpirun, MPI, and times several GPUs at once. */
+ * own shard with step12's kernel (reduce.c picks it), and NCCL adds the K totals. team.c
+ * sets up the GPUs and NCCL and times several GPUs at once; processes.c holds the MPI calls
+ * for mpirun. A call that fails has said why: the program frees what it holds and exits 3. */
 #include <stdlib.h>
 
 #include "reduce.h"
 #include "team.h"
 #include "toolbox.h"
 
-enum { GPUS_OPTION = 0 };                    /* --gpus among the step's own options */
+enum { GPUS_OPTION = 0 }; /* --gpus among the step's own options */
 
 static const struct step_info STEP = {
-    .name = "step14", .title = "Several GPUs: each reduces its own shard, NCCL adds the totals",
-    .min_threads = FEWEST_THREADS, .max_threads = MOST_THREADS, .default_threads = DEFAULT_THREADS,
-    .variants = (const struct variant[]){
-        {"local", "each GPU reduces its shard; ncclAllReduce adds one float per GPU"},
-        {"gather", "every shard is copied to GPU 0 first, which reduces all n"},
-        {"elementwise", "ncclAllReduce adds the shards elementwise; each GPU reduces the sums"},
-        {NULL, NULL}},
-    .extras = (const struct extra_option[]){
-        {"gpus", "K", "GPUs to use, 1 .. the visible ones   [all; under mpirun: one per process]"},
-        {NULL, NULL, NULL}},
+    .name = "step14",
+    .title = "Several GPUs: each reduces its own shard, NCCL adds the totals",
+    .min_threads = FEWEST_THREADS,
+    .max_threads = MOST_THREADS,
+    .default_threads = DEFAULT_THREADS,
+    .variants =
+        (const struct variant[]){
+            {"local", "each GPU reduces its shard; ncclAllReduce adds one float per GPU"},
+            {"gather", "every shard is copied to GPU 0 first, which reduces all n"},
+            {"elementwise", "ncclAllReduce adds the shards elementwise; each GPU reduces the sums"},
+            {NULL, NULL}},
+    .extras =
+        (const struct extra_option[]){
+            {"gpus", "K",
+             "GPUs to use, 1 .. the visible ones   [all; under mpirun: one per process]"},
+            {NULL, NULL, NULL}},
 };
 
 /* K values meet in K - 1 additions, in whatever order NCCL takes them: after each GPU's
@@ -33,22 +40,35 @@ static unsigned depth(size_t n, int gpus, unsigned threads, int variant)
     return (unsigned)gpus - 1 + reduce_depth(shard_start(n, 1, gpus), threads);
 }
 
+/* Where a GPU's reduction reads, and how much: its shard (local), the elementwise sums of the
+ * shards (elementwise), or all n on GPU 0 (gather). */
+static const float *reduction_input(const struct gpu *g, int variant)
+{
+    return variant == VARIANT_ELEMENTWISE ? g->summed : g->shard;
+}
+
+static size_t reduction_length(const struct gpu *g, size_t n, int gpus, int variant)
+{
+    if (variant == VARIANT_LOCAL) return g->length;
+    return variant == VARIANT_GATHER ? n : shard_start(n, 1, gpus);
+}
+
 /* One run of the chosen way, on every GPU's stream: the combine comes after the reductions
  * (local) or before them. The total ends on every GPU (gather: on GPU 0). */
 static bool run_variant(struct team *t, size_t n, unsigned threads, int variant)
 {
-    size_t longest = shard_start(n, 1, t->size);
-    bool ok = variant == VARIANT_GATHER ? team_gather(t, n)
-            : variant == VARIANT_ELEMENTWISE ? team_allreduce_arrays(t, longest) : true;
-    for (int i = 0; ok && i < t->count; i++) {
+    if (variant == VARIANT_GATHER && !team_gather(t, n)) return false;
+    if (variant == VARIANT_ELEMENTWISE && !team_allreduce_arrays(t, shard_start(n, 1, t->size)))
+        return false;
+    for (int i = 0; i < t->count; i++) {
         const struct gpu *g = &t->gpus[i];
-        if (variant == VARIANT_GATHER && g->rank != 0) continue;   /* its shard is on GPU 0 now */
-        ok = CUDA_OK(cudaSetDevice(g->device)) &&
-             CUDA_OK(reduce_on_stream(variant == VARIANT_ELEMENTWISE ? g->summed : g->shard,
-                                      variant == VARIANT_LOCAL ? g->length : variant == VARIANT_GATHER ? n : longest,
-                                      threads, &g->scratch, g->stream));
+        if (variant == VARIANT_GATHER && g->rank != 0) continue; /* its shard is on GPU 0 now */
+        const float *in = reduction_input(g, variant);
+        size_t length = reduction_length(g, n, t->size, variant);
+        CUDA_TRY(cudaSetDevice(g->device));
+        CUDA_TRY(reduce_on_stream(in, length, threads, &g->scratch, g->stream));
     }
-    return ok && (variant != VARIANT_LOCAL || team_allreduce_totals(t));
+    return variant != VARIANT_LOCAL || team_allreduce_totals(t);
 }
 
 /* The same data in every process (element i depends only on the seed and i), its exact sum,
@@ -56,8 +76,10 @@ static bool run_variant(struct team *t, size_t n, unsigned threads, int variant)
 static bool host_data(const struct options *o, size_t n, struct input *whole)
 {
     *whole = (struct input){.n = n, .host = malloc(n > 0 ? n * sizeof(float) : 1), .count = 1};
-    if (whole->host == NULL) fprintf(stderr, "%s: not enough host memory for %zu floats\n", STEP.name, n);
-    if (whole->host == NULL) return false;
+    if (whole->host == NULL) {
+        fprintf(stderr, "%s: not enough host memory for %zu floats\n", STEP.name, n);
+        return false;
+    }
     pattern_fill(whole->host, n, &o->pattern, o->seed);
     whole->reference = reference_compute(whole->host, n);
     return true;
@@ -65,16 +87,18 @@ static bool host_data(const struct options *o, size_t n, struct input *whole)
 
 /* The yardstick, in rank 0's process: the same n and kernel on GPU 0 alone, timed as every
  * step times itself (on stream 0, the L2 flushed before each run); then CUB on the same copy. */
-static bool time_alone(struct gpu *g, const struct options *o, struct input *whole, struct report *report,
-                       struct timing *alone)
+static bool time_alone(struct gpu *g, const struct options *o, struct input *whole,
+                       struct report *report, struct timing *alone)
 {
-    bool ok = CUDA_OK(cudaSetDevice(g->device));
+    CUDA_TRY(cudaSetDevice(g->device));
     whole->copies[0] = g->shard;
-    for (int run = 0; ok && run < o->warmup + o->iters; run++)
-        ok = timer_start(&g->timer) && CUDA_OK(reduce_on_stream(g->shard, whole->n, o->threads, &g->scratch, 0)) &&
-             timer_stop(&g->timer, run >= o->warmup);
+    for (int run = 0; run < o->warmup + o->iters; run++) {
+        if (!timer_start(&g->timer)) return false;
+        CUDA_TRY(reduce_on_stream(g->shard, whole->n, o->threads, &g->scratch, 0));
+        if (!timer_stop(&g->timer, run >= o->warmup)) return false;
+    }
     *alone = timer_summary(&g->timer);
-    return ok && (!o->cub || cub_time(whole, o, &g->timer, &report->cub, NULL));
+    return !o->cub || cub_time(whole, o, &g->timer, &report->cub, NULL);
 }
 
 /* One size: the data on every GPU, GPU 0 alone, the chosen way on all of them, the check
@@ -83,26 +107,38 @@ static int measure(struct team *t, const struct options *o, size_t n)
 {
     struct report report = report_start(&STEP, &t->together, o, n);
     struct gpu *first = team_first(t);
-    struct input whole;
+    struct input whole = {0};
     struct timing alone = {0}, combine = {0};
     bool held = false;
-    bool ok = host_data(o, n, &whole) && team_buffers(t, n, o->variant == VARIANT_ELEMENTWISE) &&
-              team_scatter(t, whole.host, whole.host, n) &&
-              (first == NULL || time_alone(first, o, &whole, &report, &alone)) &&
-              (o->variant != VARIANT_GATHER || team_poison(t, n));
-    for (int run = 0; ok && run < o->warmup + o->iters; run++)
-        ok = team_clock_start(t) && run_variant(t, n, o->threads, o->variant) && team_clock_stop(t, run >= o->warmup);
+    int status = EXIT_ENVIRONMENT;
+
+    if (!host_data(o, n, &whole)) goto done;
+    if (!team_buffers(t, n, o->variant == VARIANT_ELEMENTWISE)) goto done;
+    if (!team_scatter(t, whole.host, whole.host, n)) goto done;
+    if (first != NULL && !time_alone(first, o, &whole, &report, &alone)) goto done;
+    if (o->variant == VARIANT_GATHER && !team_poison(t, n)) goto done;
+    for (int run = 0; run < o->warmup + o->iters; run++) {
+        if (!team_clock_start(t)) goto done;
+        if (!run_variant(t, n, o->threads, o->variant)) goto done;
+        if (!team_clock_stop(t, run >= o->warmup)) goto done;
+    }
     report.time = team_times(t, &combine);
-    ok = ok && team_total(t, o->variant, &report.result, &held);
-    snprintf(report.launch, sizeof report.launch, "%d shard(s) of %zu .. %zu floats; step12's kernel (--threads "
-             "%u) on %s", t->size, n / t->size, shard_start(n, 1, t->size), o->threads,
+    if (!team_total(t, o->variant, &report.result, &held)) goto done;
+
+    snprintf(report.launch, sizeof report.launch,
+             "%d shard(s) of %zu .. %zu floats; step12's kernel (--threads %u) on %s", t->size,
+             n / t->size, shard_start(n, 1, t->size), o->threads,
              o->variant == VARIANT_GATHER ? "GPU 0 over all n" : "every GPU over a shard's length");
     report_judge(&report, &whole.reference, depth(n, t->size, o->threads, o->variant));
-    if (ok && held) report_print(&report, o);
-    if (ok && held && !o->csv && !o->quiet) team_print(t, o->variant, &report, combine, alone);
+    status = EXIT_CORRECT; /* a process that holds no total has nothing to judge */
+    if (!held) goto done;
+    report_print(&report, o);
+    if (!o->csv && !o->quiet) team_print(t, o->variant, &report, combine, alone);
+    status = report.ok ? EXIT_CORRECT : EXIT_WRONG;
+done:
     free(whole.host);
     team_buffers_free(t);
-    return !ok ? EXIT_ENVIRONMENT : !held || report.ok ? EXIT_CORRECT : EXIT_WRONG;
+    return status;
 }
 
 /* --check: every case of the matrix, scattered over the GPUs, through the same run. */
@@ -110,17 +146,37 @@ static int check_all(struct team *t, const struct options *o, const struct devic
 {
     struct check *check = NULL;
     struct check_case c;
-    bool ok = CUDA_OK(cudaSetDevice(t->gpus[0].device)) && (check = check_start(&STEP, o, device)) != NULL &&
-              team_buffers(t, CHECK_LARGEST_N, o->variant == VARIANT_ELEMENTWISE);
-    while (ok && check_next(check, &c)) {
+    bool ran = false;
+
+    if (!CUDA_OK(cudaSetDevice(t->gpus[0].device))) return EXIT_ENVIRONMENT;
+    if ((check = check_start(&STEP, o, device)) == NULL) return EXIT_ENVIRONMENT;
+    if (!team_buffers(t, CHECK_LARGEST_N, o->variant == VARIANT_ELEMENTWISE)) goto done;
+    while (check_next(check, &c)) {
         float total = 0;
         bool held = false;
-        ok = team_scatter(t, c.input, c.host, c.n) && (o->variant != VARIANT_GATHER || team_poison(t, c.n)) &&
-             run_variant(t, c.n, c.threads, o->variant) && team_total(t, o->variant, &total, &held);
-        if (ok && held) check_record(check, &c, total, depth(c.n, t->size, c.threads, o->variant));
+        if (!team_scatter(t, c.input, c.host, c.n)) goto done;
+        if (o->variant == VARIANT_GATHER && !team_poison(t, c.n)) goto done;
+        if (!run_variant(t, c.n, c.threads, o->variant)) goto done;
+        if (!team_total(t, o->variant, &total, &held)) goto done;
+        if (held) check_record(check, &c, total, depth(c.n, t->size, c.threads, o->variant));
     }
+    ran = true;
+done:
     team_buffers_free(t);
-    return check != NULL ? check_finish(check, ok) : EXIT_ENVIRONMENT;
+    return check_finish(check, ran);
+}
+
+/* Every size of -n A..B, the worst exit code. */
+static int measure_all(struct team *t, const struct options *o)
+{
+    int worst = EXIT_CORRECT;
+    if (o->csv) report_csv_header();
+    for (size_t n = o->n; n <= o->n_last; n = n ? 2 * n : 1) {
+        int status = measure(t, o, n);
+        if (status > worst) worst = status;
+        if (status == EXIT_ENVIRONMENT) break;
+    }
+    return worst;
 }
 
 int main(int argc, char **argv)
@@ -128,17 +184,16 @@ int main(int argc, char **argv)
     struct options options;
     struct device_info device;
     struct team team;
-    int gpus = 0, worst = EXIT_CORRECT, status = options_parse(argc, argv, &STEP, &options);
-    if (status == OPTIONS_RUN) status = team_gpus_option(options.extra[GPUS_OPTION], STEP.name, &gpus);
+    int gpus = 0;
+    int status = options_parse(argc, argv, &STEP, &options);
+    if (status == OPTIONS_RUN)
+        status = team_gpus_option(options.extra[GPUS_OPTION], STEP.name, &gpus);
     if (status != OPTIONS_RUN) return status;
-    status = !team_begin(&team, STEP.name) || !device_open(&device, STEP.name) ? EXIT_ENVIRONMENT
-             : team_open(&team, &device, gpus, options.iters);
-    if (status == OPTIONS_RUN && options.check) status = check_all(&team, &options, &device);
-    if (status == OPTIONS_RUN && options.csv) report_csv_header();
-    for (size_t n = options.n; status == OPTIONS_RUN && n <= options.n_last && worst != EXIT_ENVIRONMENT;
-         n = n ? 2 * n : 1) {
-        int this_size = measure(&team, &options, n);
-        worst = this_size > worst ? this_size : worst;
-    }
-    return team_end(&team, status == OPTIONS_RUN ? worst : status);
+
+    if (!team_begin(&team, STEP.name)) return team_end(&team, EXIT_ENVIRONMENT);
+    if (!device_open(&device, STEP.name)) return team_end(&team, EXIT_ENVIRONMENT);
+    status = team_open(&team, &device, gpus, &options);
+    if (status != OPTIONS_RUN) return team_end(&team, status);
+    status = options.check ? check_all(&team, &options, &device) : measure_all(&team, &options);
+    return team_end(&team, status);
 }

@@ -18,14 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef WITH_MPI
-#include <mpi.h>
-#endif
 
 #include "team.h"
 
 static const double MS_PER_US = 1e-3;
-#define NCCL_TRY(call) do { if (!NCCL_OK(call)) return false; } while (0)
+#define NCCL_TRY(call)                                                                             \
+    do {                                                                                           \
+        if (!NCCL_OK(call)) return false;                                                          \
+    } while (0)
 /* Any of these in the environment: a process that mpirun (or another MPI launcher) started. */
 static const char *const LAUNCHER_VARIABLES[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"};
 
@@ -37,51 +37,18 @@ bool nccl_succeeded(ncclResult_t status, const char *call, const char *file, int
     return status == ncclSuccess;
 }
 
-#ifdef WITH_MPI
-static bool mpi_succeeded(int status, const char *call, const char *file, int line)
-{
-    char text[MPI_MAX_ERROR_STRING] = "";
-    int length = 0;
-    if (status != MPI_SUCCESS && MPI_Error_string(status, text, &length) != MPI_SUCCESS)
-        snprintf(text, sizeof text, "MPI error code %d", status);
-    if (status != MPI_SUCCESS) fprintf(stderr, "MPI error at %s:%d: %s\n  in %s\n", file, line, text, call);
-    return status == MPI_SUCCESS;
-}
-#define MPI_OK(call) mpi_succeeded((call), #call, __FILE__, __LINE__)
-#define MPI_TRY(call) do { if (!MPI_OK(call)) return false; } while (0)
-
-/* Only rank 0 prints the report; the other processes' stdout is dropped. */
-static bool mpi_start(struct team *t)
-{
-    MPI_TRY(MPI_Init(NULL, NULL));
-    t->mpi_started = true;
-    MPI_TRY(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    MPI_TRY(MPI_Comm_rank(MPI_COMM_WORLD, &t->process));
-    MPI_TRY(MPI_Comm_size(MPI_COMM_WORLD, &t->processes));
-    if (t->process > 0 && freopen("/dev/null", "w", stdout) == NULL)
-        perror("rank > 0: freopen(/dev/null) for stdout");
-    return true;
-}
-
-/* This process's place among those on its machine: which of the machine's GPUs it takes. */
-static bool local_rank(int *local)
-{
-    MPI_Comm machine;
-    MPI_TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine));
-    bool ok = MPI_OK(MPI_Comm_rank(machine, local));
-    return MPI_OK(MPI_Comm_free(&machine)) && ok;
-}
-#endif
-
+/* ---- Start-up: the processes, the GPUs, NCCL ------------------------------------------- */
 int team_gpus_option(const char *text, const char *program, int *gpus)
 {
     char *end = NULL;
     long value = text != NULL ? strtol(text, &end, 10) : 0;
+    bool digits = text != NULL && *text >= '0' && *text <= '9' && *end == '\0';
     *gpus = (int)value;
-    if (text == NULL || (*text >= '0' && *text <= '9' && *end == '\0' && value >= 1 && value <= MAX_GPUS))
-        return OPTIONS_RUN;
-    fprintf(stderr, "%s: --gpus takes a whole number in 1..%d, not '%s'\n(%s/run --help lists the options)\n",
-            program, MAX_GPUS, text, program);
+    if (text == NULL || (digits && value >= 1 && value <= MAX_GPUS)) return OPTIONS_RUN;
+    fprintf(
+        stderr,
+        "%s: --gpus takes a whole number in 1..%d, not '%s'\n(%s/run --help lists the options)\n",
+        program, MAX_GPUS, text, program);
     return EXIT_USAGE;
 }
 
@@ -91,52 +58,50 @@ bool team_begin(struct team *t, const char *program)
     t->program = program;
     t->processes = 1;
     for (size_t v = 0; v < sizeof LAUNCHER_VARIABLES / sizeof LAUNCHER_VARIABLES[0]; v++)
-        t->mpi = t->mpi || getenv(LAUNCHER_VARIABLES[v]) != NULL;
-    if (!t->mpi) return true;
-#ifdef WITH_MPI
-    return mpi_start(t);
-#else
-    fprintf(stderr, "%s: started by mpirun, but built without MPI (no mpicc was found when it was built).\n"
-            "  Run it without mpirun, and one process drives every GPU; or install OpenMPI's\n"
-            "  development files and rebuild: make step14_multi_gpu\n", program);
-    return false;
-#endif
+        if (getenv(LAUNCHER_VARIABLES[v]) != NULL) t->mpi = true;
+    return !t->mpi || mpi_start(t);
 }
 
-/* Which GPUs: under mpirun one per process, the process's place on its machine; otherwise
- * the first `wanted` visible ones. OPTIONS_RUN or an exit code. */
-static int choose_gpus(struct team *t, int wanted, int visible)
+/* Without mpirun: the first `wanted` visible GPUs, or all of them. */
+static int choose_local_gpus(struct team *t, int wanted, int visible)
 {
-    int local = 0;
-    if (!t->mpi && wanted > visible) {
-        fprintf(stderr, "%s: --gpus %d, but this machine shows %d GPU(s) (CUDA_VISIBLE_DEVICES "
-                "chooses which)\n", t->program, wanted, visible);
+    if (wanted > visible) {
+        fprintf(stderr,
+                "%s: --gpus %d, but this machine shows %d GPU(s) (CUDA_VISIBLE_DEVICES "
+                "chooses which)\n",
+                t->program, wanted, visible);
         return EXIT_ENVIRONMENT;
     }
-    if (!t->mpi) {
-        t->size = t->count = wanted > 0 ? wanted : visible < MAX_GPUS ? visible : MAX_GPUS;
-        for (int i = 0; i < t->count; i++) t->gpus[i] = (struct gpu){.device = i, .rank = i};
-        return OPTIONS_RUN;
-    }
-#ifdef WITH_MPI
-    if (!local_rank(&local)) return EXIT_ENVIRONMENT;
-#endif
+    t->size = t->count = wanted > 0 ? wanted : visible < MAX_GPUS ? visible : MAX_GPUS;
+    for (int i = 0; i < t->count; i++) t->gpus[i] = (struct gpu){.device = i, .rank = i};
+    return OPTIONS_RUN;
+}
+
+/* Under mpirun: one GPU per process, the process's place on its machine. */
+static int choose_mpi_gpu(struct team *t, int wanted, int visible)
+{
+    int local = 0;
+    if (!mpi_local_rank(&local)) return EXIT_ENVIRONMENT;
     t->size = t->processes;
     t->count = 1;
     t->gpus[0] = (struct gpu){.device = visible > 1 ? local : 0, .rank = t->process};
     if (wanted > 0 && wanted != t->processes) {
-        fprintf(stderr, "%s: --gpus %d, but mpirun started %d process(es), and each drives one GPU: "
-                "leave --gpus out, or start %d\n", t->program, wanted, t->processes, wanted);
+        fprintf(stderr,
+                "%s: --gpus %d, but mpirun started %d process(es), and each drives one GPU: "
+                "leave --gpus out, or start %d\n",
+                t->program, wanted, t->processes, wanted);
         return EXIT_USAGE;
     }
     if (visible == 1 || local < visible) return OPTIONS_RUN;
-    fprintf(stderr, "%s: process %d is number %d on its machine, which shows %d GPU(s): start at "
-            "most %d processes per machine\n", t->program, t->process, local + 1, visible, visible);
+    fprintf(stderr,
+            "%s: process %d is number %d on its machine, which shows %d GPU(s): start at "
+            "most %d processes per machine\n",
+            t->program, t->process, local + 1, visible, visible);
     return EXIT_ENVIRONMENT;
 }
 
 /* A stream, the combine's events, and a timer whose flush covers this GPU's own L2. */
-static bool gpu_prepare(struct gpu *g, const struct device_info *device, int runs)
+static bool gpu_prepare(struct gpu *g, const struct device_info *device, const struct options *o)
 {
     struct device_info own = *device;
     int l2_bytes = 0;
@@ -146,8 +111,8 @@ static bool gpu_prepare(struct gpu *g, const struct device_info *device, int run
     CUDA_TRY(cudaStreamCreate(&g->stream));
     CUDA_TRY(cudaEventCreate(&g->combine_start));
     CUDA_TRY(cudaEventCreate(&g->combine_end));
-    struct options timed = {.iters = runs, .flush = FLUSH_READ};   /* the L2 emptied by reading */
-    return timer_make(&g->timer, &own, &timed);
+    CUDA_TRY(cudaEventCreate(&g->end));
+    return timer_make(&g->timer, &own, o);
 }
 
 /* gather without mpirun: GPU 0 reads the others' memory over the link between them, where
@@ -159,13 +124,14 @@ static bool allow_direct_copies(struct team *t)
     for (int i = 1; i < t->count; i++) {
         int possible = 0;
         CUDA_TRY(cudaDeviceCanAccessPeer(&possible, t->gpus[0].device, t->gpus[i].device));
-        cudaError_t status = possible ? cudaDeviceEnablePeerAccess(t->gpus[i].device, 0) : cudaSuccess;
-        if (status == cudaErrorPeerAccessAlreadyEnabled) {   /* enabled before: what we want */
-            (void)cudaGetLastError();                          /* and not an error to report later */
+        t->direct_copies = t->direct_copies && possible;
+        if (!possible) continue;
+        cudaError_t status = cudaDeviceEnablePeerAccess(t->gpus[i].device, 0);
+        if (status == cudaErrorPeerAccessAlreadyEnabled) { /* enabled before: what we want */
+            (void)cudaGetLastError();                      /* and not an error to report later */
             status = cudaSuccess;
         }
         CUDA_TRY(status);
-        t->direct_copies = t->direct_copies && possible;
     }
     return true;
 }
@@ -177,13 +143,11 @@ static bool communicators(struct team *t)
     ncclComm_t comms[MAX_GPUS];
     int devices[MAX_GPUS];
     if (t->mpi) {
-#ifdef WITH_MPI
         ncclUniqueId id;
         if (t->process == 0) NCCL_TRY(ncclGetUniqueId(&id));
-        MPI_TRY(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD));
+        if (!mpi_from_rank0(&id, sizeof id)) return false;
         CUDA_TRY(cudaSetDevice(t->gpus[0].device));
         NCCL_TRY(ncclCommInitRank(&t->gpus[0].comm, t->size, id, t->process));
-#endif
         return true;
     }
     for (int i = 0; i < t->count; i++) devices[i] = t->gpus[i].device;
@@ -199,9 +163,7 @@ static bool describe(struct team *t, const struct device_info *device)
     char first[sizeof device->name];
     struct cudaDeviceProp prop;
     snprintf(first, sizeof first, "%s", device->name);
-#ifdef WITH_MPI
-    if (t->mpi) MPI_TRY(MPI_Bcast(first, sizeof first, MPI_CHAR, 0, MPI_COMM_WORLD));
-#endif
+    if (t->mpi && !mpi_from_rank0(first, sizeof first)) return false;
     for (int i = 0; i < t->count; i++) {
         CUDA_TRY(cudaGetDeviceProperties(&prop, t->gpus[i].device));
         if (strcmp(prop.name, first) != 0)
@@ -215,63 +177,71 @@ static bool describe(struct team *t, const struct device_info *device)
     return true;
 }
 
-static bool sample_store(struct timer *store, int runs)
-{
-    store->capacity = runs;
-    return (store->samples = malloc(((size_t)runs + 1) * sizeof *store->samples)) != NULL;
-}
-
-int team_open(struct team *t, const struct device_info *device, int wanted, int runs)
+int team_open(struct team *t, const struct device_info *device, int wanted, const struct options *o)
 {
     int visible = 0;
     if (!CUDA_OK(cudaGetDeviceCount(&visible))) return EXIT_ENVIRONMENT;
-    int status = choose_gpus(t, wanted, visible);
+    int status = t->mpi ? choose_mpi_gpu(t, wanted, visible)
+                        : choose_local_gpus(t, wanted, visible);
     if (status != OPTIONS_RUN) return status;
-    bool ok = true;
-    for (int i = 0; ok && i < t->count; i++) ok = gpu_prepare(&t->gpus[i], device, runs);
-    ok = ok && (t->mpi || allow_direct_copies(t)) && communicators(t) && describe(t, device) &&
-         sample_store(&t->slowest, runs) && sample_store(&t->combine, runs);
-    return ok ? OPTIONS_RUN : EXIT_ENVIRONMENT;
+    for (int i = 0; i < t->count; i++)
+        if (!gpu_prepare(&t->gpus[i], device, o)) return EXIT_ENVIRONMENT;
+    if (!t->mpi && !allow_direct_copies(t)) return EXIT_ENVIRONMENT;
+    if (!communicators(t)) return EXIT_ENVIRONMENT;
+    if (!describe(t, device)) return EXIT_ENVIRONMENT;
+    if (!timer_make_samples(&t->slowest, o->iters)) return EXIT_ENVIRONMENT;
+    if (!timer_make_samples(&t->combine, o->iters)) return EXIT_ENVIRONMENT;
+    return OPTIONS_RUN;
+}
+
+/* Every communicator finalized in one group: false at the first that fails. */
+static bool communicators_finalize(struct team *t)
+{
+    NCCL_TRY(ncclGroupStart());
+    for (int i = 0; i < t->count; i++)
+        if (t->gpus[i].comm != NULL) NCCL_TRY(ncclCommFinalize(t->gpus[i].comm));
+    NCCL_TRY(ncclGroupEnd());
+    return true;
 }
 
 /* After an error NCCL's operations may never finish: abort the communicators instead. */
 static void communicators_close(struct team *t, bool failed)
 {
-    bool finalized = !failed && NCCL_OK(ncclGroupStart());
-    for (int i = 0; finalized && i < t->count; i++)
-        if (t->gpus[i].comm != NULL) finalized = NCCL_OK(ncclCommFinalize(t->gpus[i].comm));
-    finalized = finalized && NCCL_OK(ncclGroupEnd());
-    for (int i = 0; i < t->count; i++)
-        if (t->gpus[i].comm != NULL)
-            NCCL_OK(finalized ? ncclCommDestroy(t->gpus[i].comm) : ncclCommAbort(t->gpus[i].comm));
+    bool finalized = false;
+    if (!failed) finalized = communicators_finalize(t);
+    for (int i = 0; i < t->count; i++) {
+        ncclComm_t comm = t->gpus[i].comm;
+        if (comm != NULL) NCCL_OK(finalized ? ncclCommDestroy(comm) : ncclCommAbort(comm));
+    }
+}
+
+static void gpu_close(struct gpu *g)
+{
+    if (!CUDA_OK(cudaSetDevice(g->device))) return;
+    timer_free(&g->timer);
+    if (g->combine_start != NULL) CUDA_OK(cudaEventDestroy(g->combine_start));
+    if (g->combine_end != NULL) CUDA_OK(cudaEventDestroy(g->combine_end));
+    if (g->end != NULL) CUDA_OK(cudaEventDestroy(g->end));
+    if (g->stream != NULL) CUDA_OK(cudaStreamDestroy(g->stream));
 }
 
 int team_end(struct team *t, int status)
 {
-#ifdef WITH_MPI
     if (t->mpi_started && status == EXIT_ENVIRONMENT && t->processes > 1) {
-        fprintf(stderr, "%s: process %d stops every process (exit code %d)\n", t->program, t->process, status);
-        MPI_Abort(MPI_COMM_WORLD, status);
+        fprintf(stderr, "%s: process %d stops every process (exit code %d)\n", t->program,
+                t->process, status);
+        mpi_abort(status);
     }
-#endif
     communicators_close(t, status == EXIT_ENVIRONMENT);
     team_buffers_free(t);
-    for (int i = 0; i < t->count; i++) {
-        struct gpu *g = &t->gpus[i];
-        if (!CUDA_OK(cudaSetDevice(g->device))) continue;
-        timer_free(&g->timer);
-        if (g->combine_start != NULL) CUDA_OK(cudaEventDestroy(g->combine_start));
-        if (g->combine_end != NULL) CUDA_OK(cudaEventDestroy(g->combine_end));
-        if (g->stream != NULL) CUDA_OK(cudaStreamDestroy(g->stream));
-    }
+    for (int i = 0; i < t->count; i++) gpu_close(&t->gpus[i]);
     timer_free(&t->slowest);
     timer_free(&t->combine);
-#ifdef WITH_MPI
-    if (t->mpi_started && !MPI_OK(MPI_Finalize())) status = EXIT_ENVIRONMENT;
-#endif
+    if (t->mpi_started && !mpi_finish()) status = EXIT_ENVIRONMENT;
     return status;
 }
 
+/* ---- The shards: where each GPU's part of the input lies -------------------------------- */
 size_t shard_start(size_t n, int rank, int size)
 {
     return (n * (size_t)rank + (size_t)size - 1) / (size_t)size;
@@ -280,7 +250,7 @@ size_t shard_start(size_t n, int rank, int size)
 /* step12's device memory beside the input, for the most blocks any block size needs. */
 static bool scratch_create(struct scratch *s, size_t n)
 {
-    unsigned blocks = reduce_blocks(n, FEWEST_THREADS);
+    unsigned blocks = grid_blocks(n, FEWEST_THREADS);
     size_t padded = (blocks + FLOATS_PER_VECTOR - 1) / FLOATS_PER_VECTOR * FLOATS_PER_VECTOR;
     CUDA_TRY(cudaMalloc((void **)&s->block_sums, (padded + 1) * sizeof(float)));
     CUDA_TRY(cudaMalloc((void **)&s->ticket_counter, sizeof(unsigned)));
@@ -297,7 +267,8 @@ bool team_buffers(struct team *t, size_t n, bool summed)
         CUDA_TRY(cudaSetDevice(g->device));
         /* cudaMalloc(0) gives NULL: one float keeps every buffer a real one */
         CUDA_TRY(cudaMalloc((void **)&g->shard, (room > 0 ? room : 1) * sizeof(float)));
-        if (summed) CUDA_TRY(cudaMalloc((void **)&g->summed, (longest > 0 ? longest : 1) * sizeof(float)));
+        if (summed)
+            CUDA_TRY(cudaMalloc((void **)&g->summed, (longest > 0 ? longest : 1) * sizeof(float)));
         if (!scratch_create(&g->scratch, room)) return false;
     }
     return true;
@@ -324,12 +295,14 @@ bool team_scatter(struct team *t, const float *whole, const float *host, size_t 
         struct gpu *g = &t->gpus[i];
         g->first = shard_start(n, g->rank, t->size);
         g->length = shard_start(n, g->rank + 1, t->size) - g->first;
+        size_t padding = longest - g->length;
         CUDA_TRY(cudaSetDevice(g->device));
         if (g->rank == 0) {
             CUDA_TRY(cudaMemcpy(g->shard, whole, n * sizeof(float), cudaMemcpyDefault));
         } else {
-            CUDA_TRY(cudaMemcpy(g->shard, host + g->first, g->length * sizeof(float), cudaMemcpyHostToDevice));
-            CUDA_TRY(cudaMemset(g->shard + g->length, 0, (longest - g->length) * sizeof(float)));
+            CUDA_TRY(cudaMemcpy(g->shard, host + g->first, g->length * sizeof(float),
+                                cudaMemcpyHostToDevice));
+            CUDA_TRY(cudaMemset(g->shard + g->length, 0, padding * sizeof(float)));
         }
         CUDA_TRY(cudaDeviceSynchronize());
     }
@@ -339,7 +312,7 @@ bool team_scatter(struct team *t, const float *whole, const float *host, size_t 
 bool team_poison(struct team *t, size_t n)
 {
     struct gpu *g = team_first(t);
-    enum { NAN_BYTE = 0xff };        /* all bits set: a NaN */
+    enum { NAN_BYTE = 0xff }; /* all bits set: a NaN */
     if (g == NULL) return true;
     CUDA_TRY(cudaSetDevice(g->device));
     CUDA_TRY(cudaMemset(g->shard + g->length, NAN_BYTE, (n - g->length) * sizeof(float)));
@@ -351,6 +324,7 @@ struct gpu *team_first(struct team *t)
     return t->gpus[0].rank == 0 ? &t->gpus[0] : NULL;
 }
 
+/* ---- The combines, between each GPU's combine events ------------------------------------ */
 static bool mark(struct gpu *g, bool end)
 {
     CUDA_TRY(cudaSetDevice(g->device));
@@ -372,7 +346,8 @@ bool team_allreduce_totals(struct team *t)
     NCCL_TRY(ncclGroupStart());
     for (int i = 0; i < t->count; i++) {
         struct gpu *g = &t->gpus[i];
-        NCCL_TRY(ncclAllReduce(g->scratch.total, g->scratch.total, 1, ncclFloat, ncclSum, g->comm, g->stream));
+        float *total = g->scratch.total;
+        NCCL_TRY(ncclAllReduce(total, total, 1, ncclFloat, ncclSum, g->comm, g->stream));
     }
     NCCL_TRY(ncclGroupEnd());
     return mark_all(t, true);
@@ -390,33 +365,47 @@ bool team_allreduce_arrays(struct team *t, size_t count)
     return mark_all(t, true);
 }
 
-/* One process: GPU 0 pulls each shard with cudaMemcpyPeerAsync on its own stream. Under
- * mpirun no process can see another's memory, so NCCL moves them: rank 0 receives a shard
- * from every other rank, each of which sends its own. */
-bool team_gather(struct team *t, size_t n)
+/* One process: GPU 0 pulls each shard with cudaMemcpyPeerAsync on its own stream. */
+static bool gather_by_copies(struct team *t)
 {
     struct gpu *g = &t->gpus[0];
-    if (!mark(g, false)) return false;
-    for (int i = 1; !t->mpi && i < t->count; i++)
-        CUDA_TRY(cudaMemcpyPeerAsync(g->shard + t->gpus[i].first, g->device, t->gpus[i].shard,
-                                     t->gpus[i].device, t->gpus[i].length * sizeof(float), g->stream));
-    if (t->mpi) {
-        NCCL_TRY(ncclGroupStart());
-        for (int rank = 1; g->rank == 0 && rank < t->size; rank++) {
-            size_t first = shard_start(n, rank, t->size), length = shard_start(n, rank + 1, t->size) - first;
-            if (length > 0) NCCL_TRY(ncclRecv(g->shard + first, length, ncclFloat, rank, g->comm, g->stream));
-        }
-        if (g->rank > 0 && g->length > 0) NCCL_TRY(ncclSend(g->shard, g->length, ncclFloat, 0, g->comm, g->stream));
-        NCCL_TRY(ncclGroupEnd());
+    for (int i = 1; i < t->count; i++) {
+        const struct gpu *other = &t->gpus[i];
+        CUDA_TRY(cudaMemcpyPeerAsync(g->shard + other->first, g->device, other->shard,
+                                     other->device, other->length * sizeof(float), g->stream));
     }
-    return mark(g, true);
+    return true;
 }
 
+/* Under mpirun no process can see another's memory, so NCCL moves the shards: rank 0
+ * receives one from every other rank, each of which sends its own. */
+static bool gather_by_nccl(struct team *t, size_t n)
+{
+    struct gpu *g = &t->gpus[0];
+    NCCL_TRY(ncclGroupStart());
+    for (int rank = 1; g->rank == 0 && rank < t->size; rank++) {
+        size_t first = shard_start(n, rank, t->size);
+        size_t length = shard_start(n, rank + 1, t->size) - first;
+        if (length > 0)
+            NCCL_TRY(ncclRecv(g->shard + first, length, ncclFloat, rank, g->comm, g->stream));
+    }
+    if (g->rank > 0 && g->length > 0)
+        NCCL_TRY(ncclSend(g->shard, g->length, ncclFloat, 0, g->comm, g->stream));
+    NCCL_TRY(ncclGroupEnd());
+    return true;
+}
+
+bool team_gather(struct team *t, size_t n)
+{
+    if (!mark(&t->gpus[0], false)) return false;
+    if (!(t->mpi ? gather_by_nccl(t, n) : gather_by_copies(t))) return false;
+    return mark(&t->gpus[0], true);
+}
+
+/* ---- The clocks -------------------------------------------------------------------------- */
 bool team_clock_start(struct team *t)
 {
-#ifdef WITH_MPI
-    if (t->mpi) MPI_TRY(MPI_Barrier(MPI_COMM_WORLD));
-#endif
+    if (t->mpi && !mpi_barrier()) return false;
     for (int i = 0; i < t->count; i++) {
         t->gpus[i].combined = false;
         CUDA_TRY(cudaSetDevice(t->gpus[i].device));
@@ -426,7 +415,8 @@ bool team_clock_start(struct team *t)
      * still runs anywhere in this process */
     for (int i = 0; i < t->count; i++) {
         CUDA_TRY(cudaSetDevice(t->gpus[i].device));
-        for (int j = 0; j < t->count; j++) CUDA_TRY(cudaStreamWaitEvent(t->gpus[i].stream, t->gpus[j].timer.start, 0));
+        for (int j = 0; j < t->count; j++)
+            CUDA_TRY(cudaStreamWaitEvent(t->gpus[i].stream, t->gpus[j].timer.start, 0));
     }
     return true;
 }
@@ -444,26 +434,21 @@ bool team_clock_stop(struct team *t, bool keep)
     double slowest = 0, combine = INFINITY, ms = 0;
     for (int i = 0; i < t->count; i++) {
         CUDA_TRY(cudaSetDevice(t->gpus[i].device));
-        CUDA_TRY(cudaEventRecord(t->gpus[i].timer.stop, t->gpus[i].stream));
+        CUDA_TRY(cudaEventRecord(t->gpus[i].end, t->gpus[i].stream));
     }
     for (int i = 0; i < t->count; i++) {
         struct gpu *g = &t->gpus[i];
-        CUDA_TRY(cudaEventSynchronize(g->timer.stop));
-        if (!elapsed(g->timer.start, g->timer.stop, &ms)) return false;
+        CUDA_TRY(cudaEventSynchronize(g->end));
+        if (!elapsed(g->timer.start, g->end, &ms)) return false;
         slowest = fmax(slowest, ms);
-        if (g->combined && !elapsed(g->combine_start, g->combine_end, &ms)) return false;
-        if (g->combined) combine = fmin(combine, ms);
+        if (!g->combined) continue;
+        if (!elapsed(g->combine_start, g->combine_end, &ms)) return false;
+        combine = fmin(combine, ms);
     }
-#ifdef WITH_MPI
-    if (t->mpi) {
-        MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-        MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &combine, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
-    }
-#endif
-    if (keep && t->slowest.runs < t->slowest.capacity) {
-        t->slowest.samples[t->slowest.runs++] = slowest;
-        t->combine.samples[t->combine.runs++] = isfinite(combine) ? combine : 0;
-    }
+    if (t->mpi && !mpi_agree(&slowest, &combine)) return false;
+    if (!keep) return true;
+    timer_keep(&t->slowest, slowest);
+    timer_keep(&t->combine, isfinite(combine) ? combine : 0);
     return true;
 }
 
@@ -473,23 +458,28 @@ struct timing team_times(struct team *t, struct timing *combine)
     return timer_summary(&t->slowest);
 }
 
+/* ---- The report's own lines, and the total ---------------------------------------------- */
 void team_print(const struct team *t, int variant, const struct report *r, struct timing combine,
                 struct timing alone)
 {
-    const char *combines[] = {
-        "ncclAllReduce of one float per GPU",
+    const char *gather =
         t->mpi ? "every shard sent to GPU 0 (ncclSend, ncclRecv)"
-        : t->direct_copies || t->count == 1 ? "every shard copied to GPU 0 (cudaMemcpyPeerAsync)"
-        : "every shard copied to GPU 0 (cudaMemcpyPeerAsync, staged through host memory)",
-        "ncclAllReduce of the shards, element by element"};
-    printf("gpus       %d, %s\n", t->size, t->mpi ? "one per process under mpirun (ncclCommInitRank)"
-                                                   : "all driven by one process (ncclCommInitAll)");
-    printf("combine    %.1f us median: %s; the GPU that waited least\n", combine.median_ms / MS_PER_US,
-           combines[variant]);
+        : t->direct_copies || t->count == 1
+            ? "every shard copied to GPU 0 (cudaMemcpyPeerAsync)"
+            : "every shard copied to GPU 0 (cudaMemcpyPeerAsync, staged through host memory)";
+    const char *combines[] = {"ncclAllReduce of one float per GPU", gather,
+                              "ncclAllReduce of the shards, element by element"};
+    double bytes = (double)r->n * sizeof(float);
+    printf("gpus       %d, %s\n", t->size,
+           t->mpi ? "one per process under mpirun (ncclCommInitRank)"
+                  : "all driven by one process (ncclCommInitAll)");
+    printf("combine    %.1f us median: %s; the GPU that waited least\n",
+           combine.median_ms / MS_PER_US, combines[variant]);
     if (alone.runs == 0) return;
     printf("one GPU    %.4f ms median, %.1f GB/s: the same n, the same kernel, on GPU 0 alone\n",
-           alone.median_ms, effective_gb_per_s((double)r->n * sizeof(float), alone.median_ms));
-    printf("speed-up   %.2fx over one GPU, with %d GPU(s)\n", alone.median_ms / r->time.median_ms, t->size);
+           alone.median_ms, effective_gb_per_s(bytes, alone.median_ms));
+    printf("speed-up   %.2fx over one GPU, with %d GPU(s)\n", alone.median_ms / r->time.median_ms,
+           t->size);
 }
 
 bool team_total(struct team *t, int variant, float *total, bool *held)
@@ -502,10 +492,13 @@ bool team_total(struct team *t, int variant, float *total, bool *held)
         CUDA_TRY(cudaSetDevice(g->device));
         CUDA_TRY(cudaStreamSynchronize(g->stream));
         CUDA_TRY(cudaMemcpy(&value, g->scratch.total, sizeof value, cudaMemcpyDeviceToHost));
-        if (!*held) first = *total = value;
-        else if (memcmp(&value, &first, sizeof value) != 0) {
-            fprintf(stderr, "%s: GPU %d holds %.9g but GPU %d holds %.9g: an all-reduce must leave the "
-                    "same total everywhere\n", t->program, g->rank, value, t->gpus[0].rank, first);
+        if (!*held) {
+            first = *total = value;
+        } else if (memcmp(&value, &first, sizeof value) != 0) {
+            fprintf(stderr,
+                    "%s: GPU %d holds %.9g but GPU %d holds %.9g: an all-reduce must "
+                    "leave the same total everywhere\n",
+                    t->program, g->rank, value, t->gpus[0].rank, first);
             *total = NAN;
         }
         *held = true;

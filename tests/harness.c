@@ -23,7 +23,13 @@ const struct ladder_step LADDER[LADDER_STEPS] = {
     {"step02", "step02_divergence", 32, 1024, true, false, {NULL}, {NULL}},
     {"step03", "step03_bank", 32, 1024, true, false, {NULL}, {NULL}},
     {"step04", "step04_idle", 32, 1024, true, false, {"pairs"}, {"plan-a"}},
-    {"step05", "step05_unroll_warp", 64, 1024, true, false, {"syncwarp", "volatile"},
+    {"step05",
+     "step05_unroll_warp",
+     64,
+     1024,
+     true,
+     false,
+     {"syncwarp", "volatile"},
      {"wrong-loop", "wrong-unrolled"}},
     {"step06", "step06_full_unroll", 64, 1024, true, false, {NULL}, {NULL}},
     {"step07", "step07_blocks", 64, 1024, true, true, {"tree", "thread0"}, {NULL}},
@@ -119,8 +125,10 @@ struct finished step_run(const struct ladder_step *step, enum gpus gpus, const c
 {
     char path[PATH_SIZE];
     snprintf(path, sizeof path, "%s/run", step->directory);
-    cr_assert_eq(access(path, X_OK), 0, "%s is not built: run the tests from the repository root "
-                 "after make (make test does both)", path);
+    cr_assert_eq(access(path, X_OK), 0,
+                 "%s is not built: run the tests from the repository root "
+                 "after make (make test does both)",
+                 path);
     return program_run(path, gpus, args);
 }
 
@@ -135,7 +143,8 @@ void require_gpu(void)
     int count = 0;
     cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess || count == 0)
-        cr_skip_test("no CUDA device: %s", status != cudaSuccess ? cudaGetErrorString(status) : "none found");
+        cr_skip_test("no CUDA device: %s",
+                     status != cudaSuccess ? cudaGetErrorString(status) : "none found");
 }
 
 /* ---- what a toolbox function prints ----------------------------------------------------- */

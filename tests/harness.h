@@ -14,13 +14,13 @@ enum { MAX_LISTED_VARIANTS = 4, LADDER_STEPS = 11 };
 
 /* One step of the ladder, as the lesson describes it (not read from the step's own code). */
 struct ladder_step {
-    const char *name;                /* "step04": the program's name in its messages */
-    const char *directory;           /* "step04_idle": make builds directory/run */
+    const char *name;      /* "step04": the program's name in its messages */
+    const char *directory; /* "step04_idle": make builds directory/run */
     unsigned min_threads, max_threads;
-    bool host_finish;                /* offers --finish cpu */
-    bool grid_size;                  /* offers --blocks */
-    const char *correct[MAX_LISTED_VARIANTS];   /* variants that must pass --check; [0]: default */
-    const char *other[MAX_LISTED_VARIANTS];     /* variants that are wrong or nondeterministic */
+    bool host_finish;                         /* offers --finish cpu */
+    bool grid_size;                           /* offers --blocks */
+    const char *correct[MAX_LISTED_VARIANTS]; /* variants that must pass --check; [0]: default */
+    const char *other[MAX_LISTED_VARIANTS];   /* variants that are wrong or nondeterministic */
 };
 extern const struct ladder_step LADDER[LADDER_STEPS];
 /* Parameters for a test of every step: the indices 0 .. LADDER_STEPS - 1 into LADDER (indices,
@@ -28,20 +28,38 @@ extern const struct ladder_step LADDER[LADDER_STEPS];
 struct criterion_test_params ladder_indices(void);
 
 /* The CSV columns every step prints (common/report.c), in order. */
-#define REPORT_CSV_HEADER                                                                      \
-    "step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,gb_per_s,peak_pct," \
-    "cub_ms_median,ratio_to_cub,device,cuda"
-enum csv_column { COL_STEP, COL_VARIANT, COL_N, COL_PATTERN, COL_FLUSH, COL_RESULT, COL_EXPECTED, COL_ERROR,
-                  COL_BOUND, COL_OK, COL_MS_MEDIAN, COL_MS_MIN, COL_GB_PER_S, COL_PEAK_PCT,
-                  COL_CUB_MS_MEDIAN, COL_RATIO_TO_CUB, COL_DEVICE, COL_CUDA, CSV_COLUMNS };
+#define REPORT_CSV_HEADER                                                                          \
+    "step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,gb_per_s,"       \
+    "peak_pct,cub_ms_median,ratio_to_cub,device,cuda"
+enum csv_column {
+    COL_STEP,
+    COL_VARIANT,
+    COL_N,
+    COL_PATTERN,
+    COL_FLUSH,
+    COL_RESULT,
+    COL_EXPECTED,
+    COL_ERROR,
+    COL_BOUND,
+    COL_OK,
+    COL_MS_MEDIAN,
+    COL_MS_MIN,
+    COL_GB_PER_S,
+    COL_PEAK_PCT,
+    COL_CUB_MS_MEDIAN,
+    COL_RATIO_TO_CUB,
+    COL_DEVICE,
+    COL_CUDA,
+    CSV_COLUMNS
+};
 /* Splits one CSV line (no newline) in place. Only the device name may hold a comma, so the
  * fields before it are cut from the left and the CUDA version from the right. */
 bool csv_split(char *line, char *fields[CSV_COLUMNS]);
 
 /* ---- running a program ----------------------------------------------------------------- */
-enum gpus { GPUS_VISIBLE, GPUS_HIDDEN };   /* hidden: CUDA_VISIBLE_DEVICES set to "" */
+enum gpus { GPUS_VISIBLE, GPUS_HIDDEN }; /* hidden: CUDA_VISIBLE_DEVICES set to "" */
 struct finished {
-    int exit_code;                   /* -1 when a signal ended the program */
+    int exit_code; /* -1 when a signal ended the program */
     char *out, *err;
 };
 /* Runs path with the NULL-terminated args, stdout and stderr each into a temporary file. */
@@ -55,9 +73,12 @@ void finished_free(struct finished *finished);
 void require_gpu(void);
 
 /* ---- what a toolbox function prints ----------------------------------------------------- */
-struct capture { int fd, saved; void *file; };
-void capture_begin(struct capture *capture, int fd);   /* STDOUT_FILENO or STDERR_FILENO */
-char *capture_end(struct capture *capture);            /* the text; the caller frees it */
+struct capture {
+    int fd, saved;
+    void *file;
+};
+void capture_begin(struct capture *capture, int fd); /* STDOUT_FILENO or STDERR_FILENO */
+char *capture_end(struct capture *capture);          /* the text; the caller frees it */
 
 /* ---- text ----------------------------------------------------------------------------- */
 int line_count(const char *text);

@@ -14,23 +14,38 @@
 enum { MAX_ARGUMENTS = 12, CLOCK_EXTRA = 0, LABEL_EXTRA = 1 };
 
 static const struct step_info PLAIN = {
-    .name = "step03", .title = "a step with the shared options only",
-    .min_threads = 32, .max_threads = 1024, .default_threads = 256, .host_finish = true,
+    .name = "step03",
+    .title = "a step with the shared options only",
+    .min_threads = 32,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
 };
 
 static const struct step_info GRID = {
-    .name = "step07", .title = "a step with a grid, variants and options of its own",
-    .min_threads = 64, .max_threads = 1024, .default_threads = 256, .host_finish = true,
+    .name = "step07",
+    .title = "a step with a grid, variants and options of its own",
+    .min_threads = 64,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
     .grid_size = true,
-    .variants = (const struct variant[]){{"tree", "the tree"}, {"thread0", "thread 0 adds"}, {NULL, NULL}},
-    .extras = (const struct extra_option[]){{"clock", NULL, "a flag"}, {"label", "L", "a value"},
+    .variants =
+        (const struct variant[]){{"tree", "the tree"}, {"thread0", "thread 0 adds"}, {NULL, NULL}},
+    .extras = (const struct extra_option[]){{"clock", NULL, "a flag"},
+                                            {"label", "L", "a value"},
                                             {NULL, NULL, NULL}},
 };
 
 static const struct step_info ONE_LAUNCH = {
-    .name = "step12", .title = "a one-launch step: no host finish, no grid",
-    .min_threads = 128, .max_threads = 1024, .default_threads = 512,
-    .variants = (const struct variant[]){{"ticket", "the last block"}, {"atomic-add", "atomics"}, {NULL, NULL}},
+    .name = "step12",
+    .title = "a one-launch step: no host finish, no grid",
+    .min_threads = 128,
+    .max_threads = 1024,
+    .default_threads = 512,
+    .variants = (const struct variant[]){{"ticket", "the last block"},
+                                         {"atomic-add", "atomics"},
+                                         {NULL, NULL}},
 };
 
 /* What options_parse returned and printed. */
@@ -69,7 +84,8 @@ static void parsed_free(struct parsed *parsed)
 /* Accepted, silently: the options as parsed. */
 static struct options accepted(struct parsed parsed, const char *what)
 {
-    cr_assert_eq(parsed.status, OPTIONS_RUN, "%s: refused (%d): %s", what, parsed.status, parsed.err);
+    cr_assert_eq(parsed.status, OPTIONS_RUN, "%s: refused (%d): %s", what, parsed.status,
+                 parsed.err);
     cr_expect_str_empty(parsed.out, "%s: stdout: %s", what, parsed.out);
     cr_expect_str_empty(parsed.err, "%s: stderr: %s", what, parsed.err);
     struct options options = parsed.options;
@@ -110,9 +126,19 @@ Test(options, default_threads_are_the_steps_own)
 
 Test(options, n_takes_counts_powers_and_suffixes)
 {
-    static const struct { const char *text; size_t n; } FORMS[] = {
-        {"1000003", 1000003}, {"0", 0}, {"1", 1}, {"2^25", (size_t)1 << 25}, {"32M", (size_t)1 << 25},
-        {"4K", 4096}, {"1G", (size_t)1 << 30}, {"2^32", (size_t)1 << 32}, {"4294967296", (size_t)1 << 32},
+    static const struct {
+        const char *text;
+        size_t n;
+    } FORMS[] = {
+        {"1000003", 1000003},
+        {"0", 0},
+        {"1", 1},
+        {"2^25", (size_t)1 << 25},
+        {"32M", (size_t)1 << 25},
+        {"4K", 4096},
+        {"1G", (size_t)1 << 30},
+        {"2^32", (size_t)1 << 32},
+        {"4294967296", (size_t)1 << 32},
     };
     for (size_t i = 0; i < sizeof FORMS / sizeof FORMS[0]; i++) {
         struct options o = ACCEPTED(&PLAIN, "-n", FORMS[i].text);
@@ -158,9 +184,12 @@ Test(options, threads_take_every_power_of_two_in_the_steps_range)
 
 Test(options, every_pattern_is_accepted)
 {
-    static const struct { const char *text; enum pattern_kind kind; } PATTERNS[] = {
+    static const struct {
+        const char *text;
+        enum pattern_kind kind;
+    } PATTERNS[] = {
         {"uniform", PATTERN_UNIFORM}, {"ones", PATTERN_ONES}, {"real", PATTERN_REAL},
-        {"normal", PATTERN_NORMAL}, {"wide", PATTERN_WIDE}, {"cancel", PATTERN_CANCEL},
+        {"normal", PATTERN_NORMAL},   {"wide", PATTERN_WIDE}, {"cancel", PATTERN_CANCEL},
     };
     for (size_t i = 0; i < sizeof PATTERNS / sizeof PATTERNS[0]; i++)
         cr_expect_eq(ACCEPTED(&PLAIN, "--pattern", PATTERNS[i].text).pattern.kind, PATTERNS[i].kind,
@@ -168,7 +197,8 @@ Test(options, every_pattern_is_accepted)
     struct options o = ACCEPTED(&PLAIN, "--pattern", "onehot:last", "-n", "1");
     cr_expect(o.pattern.kind == PATTERN_ONEHOT && o.pattern.onehot_last);
     o = ACCEPTED(&PLAIN, "--pattern", "onehot:5", "-n", "6");
-    cr_expect(o.pattern.kind == PATTERN_ONEHOT && !o.pattern.onehot_last && o.pattern.onehot_index == 5);
+    cr_expect(o.pattern.kind == PATTERN_ONEHOT && !o.pattern.onehot_last &&
+              o.pattern.onehot_index == 5);
 }
 
 Test(options, onehot_is_checked_against_n_after_every_option)
@@ -188,7 +218,8 @@ Test(options, numbers_at_the_ends_of_their_ranges)
     cr_expect_eq(o.warmup, 0);
     cr_expect_eq(o.buffers, MAX_BUFFERS);
     cr_expect_eq(o.blocks, (unsigned)INT_MAX);
-    o = ACCEPTED(&GRID, "--seed", "0", "--iters", "1", "--warmup", "100000", "--buffers", "1", "--blocks", "1");
+    o = ACCEPTED(&GRID, "--seed", "0", "--iters", "1", "--warmup", "100000", "--buffers", "1",
+                 "--blocks", "1");
     cr_expect(o.seed == 0 && o.iters == 1 && o.warmup == 100000 && o.buffers == 1 && o.blocks == 1);
 }
 
@@ -261,8 +292,8 @@ Test(options, help_lists_only_what_the_step_offers)
 
 struct bad_line {
     const struct step_info *step;
-    const char *args[4];             /* up to the first NULL */
-    const char *named;               /* stderr must contain this */
+    const char *args[4]; /* up to the first NULL */
+    const char *named;   /* stderr must contain this */
 };
 
 static const struct bad_line BAD_LINES[] = {
@@ -324,13 +355,14 @@ Test(options, every_bad_command_line_exits_2_naming_the_value_and_help)
         memcpy(args, bad->args, sizeof bad->args);
         snprintf(help, sizeof help, "%s/run --help", bad->step->name);
         struct parsed parsed = parse(bad->step, args);
-        cr_expect_eq(parsed.status, EXIT_USAGE, "%s %s %s: returned %d", bad->step->name, bad->args[0],
-                     bad->args[1] ? bad->args[1] : "", parsed.status);
+        cr_expect_eq(parsed.status, EXIT_USAGE, "%s %s %s: returned %d", bad->step->name,
+                     bad->args[0], bad->args[1] ? bad->args[1] : "", parsed.status);
         cr_expect_not_null(strstr(parsed.err, bad->named), "%s %s: stderr does not name %s:\n%s",
                            bad->step->name, bad->args[0], bad->named, parsed.err);
-        cr_expect_not_null(strstr(parsed.err, help), "%s %s: no '%s' on stderr:\n%s", bad->step->name,
-                           bad->args[0], help, parsed.err);
-        cr_expect_str_empty(parsed.out, "%s %s: stdout: %s", bad->step->name, bad->args[0], parsed.out);
+        cr_expect_not_null(strstr(parsed.err, help), "%s %s: no '%s' on stderr:\n%s",
+                           bad->step->name, bad->args[0], help, parsed.err);
+        cr_expect_str_empty(parsed.out, "%s %s: stdout: %s", bad->step->name, bad->args[0],
+                            parsed.out);
         parsed_free(&parsed);
     }
 }
@@ -339,10 +371,22 @@ Test(options, every_bad_command_line_exits_2_naming_the_value_and_help)
 
 Test(parse_size, accepts_counts_powers_of_two_and_binary_suffixes)
 {
-    static const struct { const char *text; size_t value; } GOOD[] = {
-        {"0", 0}, {"1", 1}, {"1000003", 1000003}, {"2^0", 1}, {"2^25", (size_t)1 << 25},
-        {"2^62", (size_t)1 << 62}, {"0K", 0}, {"1K", 1024}, {"4K", 4096}, {"32M", (size_t)32 << 20},
-        {"1G", (size_t)1 << 30}, {"17179869183G", (((size_t)1 << 34) - 1) << 30},
+    static const struct {
+        const char *text;
+        size_t value;
+    } GOOD[] = {
+        {"0", 0},
+        {"1", 1},
+        {"1000003", 1000003},
+        {"2^0", 1},
+        {"2^25", (size_t)1 << 25},
+        {"2^62", (size_t)1 << 62},
+        {"0K", 0},
+        {"1K", 1024},
+        {"4K", 4096},
+        {"32M", (size_t)32 << 20},
+        {"1G", (size_t)1 << 30},
+        {"17179869183G", (((size_t)1 << 34) - 1) << 30},
         {"18446744073709551614", (size_t)UINT64_MAX - 1},
     };
     for (size_t i = 0; i < sizeof GOOD / sizeof GOOD[0]; i++) {
@@ -355,9 +399,30 @@ Test(parse_size, accepts_counts_powers_of_two_and_binary_suffixes)
 Test(parse_size, refuses_everything_else)
 {
     static const char *const BAD[] = {
-        "", "K", "-1", "+1", " 1", "1 ", "1k", "1KB", "1T", "1.5", "1e6", "0x10", "3^2", "2^", "2^x",
-        "2^-1", "2^+1", "2^ 3", "2^63", "2^64", "17179869184G", "18446744073709551615",
-        "18446744073709551616", "99999999999999999999",
+        "",
+        "K",
+        "-1",
+        "+1",
+        " 1",
+        "1 ",
+        "1k",
+        "1KB",
+        "1T",
+        "1.5",
+        "1e6",
+        "0x10",
+        "3^2",
+        "2^",
+        "2^x",
+        "2^-1",
+        "2^+1",
+        "2^ 3",
+        "2^63",
+        "2^64",
+        "17179869184G",
+        "18446744073709551615",
+        "18446744073709551616",
+        "99999999999999999999",
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         size_t value = 0;

@@ -9,8 +9,15 @@
 
 #include "toolbox.h"
 
-enum { LARGE_N = 1 << 20, SMALL_N = 1000, ODD_N = 4099, ONEHOT_INDEX = 123, UNIFORM_VALUES = 100,
-       WIDE_BINADES = 62, MANY_THREADS = 4 };
+enum {
+    LARGE_N = 1 << 20,
+    SMALL_N = 1000,
+    ODD_N = 4099,
+    ONEHOT_INDEX = 123,
+    UNIFORM_VALUES = 100,
+    WIDE_BINADES = 62,
+    MANY_THREADS = 4
+};
 static const uint64_t SEED = 2026, OTHER_SEED = 2027;
 
 /* Published outputs of splitmix64 from state 0 (Steele, Lea and Flood 2014; Vigna's
@@ -41,7 +48,7 @@ static float *filled(size_t n, struct pattern pattern, uint64_t seed)
 {
     float *data = malloc((n ? n : 1) * sizeof *data);
     cr_assert_not_null(data);
-    for (size_t i = 0; i < n; i++) data[i] = NAN;   /* an element the fill skips shows */
+    for (size_t i = 0; i < n; i++) data[i] = NAN; /* an element the fill skips shows */
     pattern_fill(data, n, &pattern, seed);
     return data;
 }
@@ -49,7 +56,8 @@ static float *filled(size_t n, struct pattern pattern, uint64_t seed)
 
 static void expect_all_finite(const float *data, size_t n, const char *what)
 {
-    for (size_t i = 0; i < n; i++) cr_assert(isfinite(data[i]), "%s: element %zu is %g", what, i, data[i]);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(isfinite(data[i]), "%s: element %zu is %g", what, i, data[i]);
 }
 
 /* ---- the generator ---------------------------------------------------------------------- */
@@ -65,7 +73,8 @@ Test(pattern, uniform_is_the_generator_modulo_100)
 {
     float *data = filled(SPLITMIX64_KNOWN, KIND(PATTERN_UNIFORM), 0);
     for (int i = 0; i < SPLITMIX64_KNOWN; i++)
-        cr_expect_eq(data[i], (float)(SPLITMIX64_FROM_ZERO[i] % UNIFORM_VALUES), "element %d: %g", i, data[i]);
+        cr_expect_eq(data[i], (float)(SPLITMIX64_FROM_ZERO[i] % UNIFORM_VALUES), "element %d: %g",
+                     i, data[i]);
     free(data);
 }
 
@@ -83,14 +92,16 @@ Test(pattern, uniform_is_integers_0_to_99_all_of_them_mean_49_5)
         sum += x;
     }
     for (int v = 0; v < UNIFORM_VALUES; v++) cr_expect(seen[v], "%d never appears", v);
-    cr_expect_leq(fabs(sum / LARGE_N - UNIFORM_MEAN), UNIFORM_MEAN_TOLERANCE, "mean %.4f", sum / LARGE_N);
+    cr_expect_leq(fabs(sum / LARGE_N - UNIFORM_MEAN), UNIFORM_MEAN_TOLERANCE, "mean %.4f",
+                  sum / LARGE_N);
     free(data);
 }
 
 Test(pattern, ones_are_all_one)
 {
     float *data = filled(SMALL_N, KIND(PATTERN_ONES), SEED);
-    for (size_t i = 0; i < SMALL_N; i++) cr_assert_eq(data[i], 1.0f, "element %zu is %g", i, data[i]);
+    for (size_t i = 0; i < SMALL_N; i++)
+        cr_assert_eq(data[i], 1.0f, "element %zu is %g", i, data[i]);
     free(data);
 }
 
@@ -140,7 +151,8 @@ Test(pattern, onehot_position_resolves_last_against_n)
     cr_expect_eq(position, ONEHOT_INDEX);
     cr_expect_not(pattern_onehot_position(&k, ONEHOT_INDEX, &position), "index == n");
     cr_expect_not(pattern_onehot_position(&last, 0, &position), "onehot:last, n = 0");
-    cr_expect_not(pattern_onehot_position(&not_onehot, SMALL_N, &position), "uniform has no hot element");
+    cr_expect_not(pattern_onehot_position(&not_onehot, SMALL_N, &position),
+                  "uniform has no hot element");
 }
 
 Test(pattern, real_is_in_minus_1_to_1_in_steps_of_2_to_minus_23)
@@ -180,8 +192,8 @@ Test(pattern, normal_has_mean_0_and_sd_1)
     double mean = sum / LARGE_N, sd = sqrt(squares / LARGE_N - mean * mean);
     cr_expect_leq(fabs(mean), NORMAL_MEAN_TOLERANCE, "mean %.5f", mean);
     cr_expect_leq(fabs(sd - 1), NORMAL_SD_TOLERANCE, "sd %.5f", sd);
-    cr_expect_leq(fabs((double)within_one / LARGE_N - WITHIN_ONE_SD), SHARE_TOLERANCE, "%.4f within 1 sd",
-                  (double)within_one / LARGE_N);
+    cr_expect_leq(fabs((double)within_one / LARGE_N - WITHIN_ONE_SD), SHARE_TOLERANCE,
+                  "%.4f within 1 sd", (double)within_one / LARGE_N);
     cr_expect_gt(tail, 0, "no element beyond 4 sd: the tails are missing");
     free(data);
 }
@@ -194,16 +206,17 @@ Test(pattern, wide_spans_2_to_minus_30_to_2_to_32_with_both_signs)
     int binades = 0;
     for (size_t i = 0; i < LARGE_N; i++) {
         double magnitude = fabs(data[i]);
-        cr_assert(magnitude >= WIDE_LOWEST && magnitude < WIDE_ABOVE, "element %zu is %g", i, data[i]);
+        cr_assert(magnitude >= WIDE_LOWEST && magnitude < WIDE_ABOVE, "element %zu is %g", i,
+                  data[i]);
         int exponent;
-        frexp(magnitude, &exponent);        /* magnitude = m 2^exponent, m in [0.5, 1) */
+        frexp(magnitude, &exponent); /* magnitude = m 2^exponent, m in [0.5, 1) */
         binade[exponent - 1 - (int)log2(WIDE_LOWEST)] = true;
         positive += data[i] > 0;
     }
     for (int b = 0; b < WIDE_BINADES; b++) binades += binade[b];
     cr_expect_eq(binades, WIDE_BINADES, "only %d of the %d binades appear", binades, WIDE_BINADES);
-    cr_expect_leq(fabs((double)positive / LARGE_N - HALF), SIGN_SHARE_TOLERANCE, "%zu positive of %d",
-                  positive, LARGE_N);
+    cr_expect_leq(fabs((double)positive / LARGE_N - HALF), SIGN_SHARE_TOLERANCE,
+                  "%zu positive of %d", positive, LARGE_N);
     free(data);
 }
 
@@ -214,7 +227,8 @@ Test(pattern, cancel_pairs_are_large_and_sum_to_at_most_about_1)
     for (size_t i = 0; i + 1 < ODD_N; i += 2) {
         double pair = (double)data[i] + data[i + 1];
         cr_assert_geq(fabs(data[i]), CANCEL_SMALLEST_LARGE, "element %zu is %g", i, data[i]);
-        cr_assert_leq(fabs(pair), CANCEL_PAIR_LIMIT, "elements %zu, %zu: %g + %g", i, i + 1, data[i], data[i + 1]);
+        cr_assert_leq(fabs(pair), CANCEL_PAIR_LIMIT, "elements %zu, %zu: %g + %g", i, i + 1,
+                      data[i], data[i + 1]);
         nonzero_pairs += pair != 0;
     }
     cr_expect_geq(fabs(data[ODD_N - 1]), CANCEL_SMALLEST_LARGE, "the unpaired last element");
@@ -236,7 +250,8 @@ Test(pattern, element_i_does_not_depend_on_n)
     for (int k = 0; k < RANDOM_KIND_COUNT; k++) {
         float *shorter = filled(SMALL_N, KIND(RANDOM_KINDS[k]), SEED);
         float *longer = filled(ODD_N, KIND(RANDOM_KINDS[k]), SEED);
-        cr_expect_eq(memcmp(shorter, longer, SMALL_N * sizeof *shorter), 0, "kind %d", RANDOM_KINDS[k]);
+        cr_expect_eq(memcmp(shorter, longer, SMALL_N * sizeof *shorter), 0, "kind %d",
+                     RANDOM_KINDS[k]);
         free(shorter);
         free(longer);
     }
@@ -265,7 +280,8 @@ Test(pattern, the_same_seed_gives_the_same_data_and_another_seed_other_data)
         for (size_t i = 0; i < SMALL_N; i++) equal += first[i] == other[i];
         cr_expect_eq(memcmp(first, again, SMALL_N * sizeof *first), 0, "kind %d", RANDOM_KINDS[k]);
         /* uniform's independent streams agree on 1 element in 100; the others almost never */
-        cr_expect_lt(equal, SMALL_N / 10, "kind %d: %zu of %d elements equal", RANDOM_KINDS[k], equal, SMALL_N);
+        cr_expect_lt(equal, SMALL_N / 10, "kind %d: %zu of %d elements equal", RANDOM_KINDS[k],
+                     equal, SMALL_N);
         free(first);
         free(again);
         free(other);
@@ -276,8 +292,9 @@ Test(pattern, the_same_seed_gives_the_same_data_and_another_seed_other_data)
 
 Test(pattern, parse_and_name_round_trip)
 {
-    static const char *const TEXTS[] = {"uniform", "ones", "real", "normal", "wide", "cancel", "onehot:0",
-                                        "onehot:123", "onehot:last", "onehot:18446744073709551615"};
+    static const char *const TEXTS[] = {
+        "uniform", "ones",     "real",       "normal",      "wide",
+        "cancel",  "onehot:0", "onehot:123", "onehot:last", "onehot:18446744073709551615"};
     for (size_t i = 0; i < sizeof TEXTS / sizeof TEXTS[0]; i++) {
         struct pattern pattern;
         char name[48];
@@ -299,9 +316,10 @@ Test(pattern, parse_gives_the_kind_and_forgets_the_previous_parse)
 
 Test(pattern, parse_refuses_anything_else)
 {
-    static const char *const BAD[] = {"", "Uniform", "one", "ones ", "onehot", "onehot:", "onehot:x",
-                                      "onehot:-1", "onehot:+1", "onehot: 1", "onehot:1x", "onehot:lastx",
-                                      "onehot:LAST", "zeros", "real:1"};
+    static const char *const BAD[] = {
+        "",          "Uniform",      "one",         "ones ",     "onehot",
+        "onehot:",   "onehot:x",     "onehot:-1",   "onehot:+1", "onehot: 1",
+        "onehot:1x", "onehot:lastx", "onehot:LAST", "zeros",     "real:1"};
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         struct pattern pattern;
         cr_expect_not(pattern_parse(BAD[i], &pattern), "'%s' accepted", BAD[i]);

@@ -21,16 +21,30 @@ static const double GB_PER_S = 16.777216, PEAK_PCT = 100 * 16.777216 / 3352.32, 
 static const double TWO_DECIMALS = 0.005, FOUR_DECIMALS = 0.00005, NINE_DIGITS = 1e-8;
 
 static const struct step_info PLAIN = {
-    .name = "step03", .title = "a step without variants",
-    .min_threads = 32, .max_threads = 1024, .default_threads = 256, .host_finish = true,
+    .name = "step03",
+    .title = "a step without variants",
+    .min_threads = 32,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
 };
 static const struct step_info WITH_VARIANTS = {
-    .name = "step07", .title = "a step with variants",
-    .min_threads = 64, .max_threads = 1024, .default_threads = 256, .host_finish = true, .grid_size = true,
-    .variants = (const struct variant[]){{"tree", "the tree"}, {"thread0", "thread 0 adds"}, {NULL, NULL}},
+    .name = "step07",
+    .title = "a step with variants",
+    .min_threads = 64,
+    .max_threads = 1024,
+    .default_threads = 256,
+    .host_finish = true,
+    .grid_size = true,
+    .variants =
+        (const struct variant[]){{"tree", "the tree"}, {"thread0", "thread 0 adds"}, {NULL, NULL}},
 };
-static const struct device_info DEVICE = {.name = "Test GPU", .sm_count = 132, .cc_major = 9,
-                                          .cc_minor = 0, .peak_gb_per_s = 3352.32, .runtime_version = 13000};
+static const struct device_info DEVICE = {.name = "Test GPU",
+                                          .sm_count = 132,
+                                          .cc_major = 9,
+                                          .cc_minor = 0,
+                                          .peak_gb_per_s = 3352.32,
+                                          .runtime_version = 13000};
 
 /* A judged report of n uniform elements whose result is the exact sum plus `off`. */
 static struct report judged(const struct step_info *step, const struct options *options, float off,
@@ -62,26 +76,30 @@ static void expect_near(const char *field, double expected, double tolerance, co
     char *end = NULL;
     double value = strtod(field, &end);
     cr_expect(end != field && *end == '\0', "%s: '%s' is not a number", column, field);
-    cr_expect_leq(fabs(value - expected), tolerance, "%s: %s, expected %.9g", column, field, expected);
+    cr_expect_leq(fabs(value - expected), tolerance, "%s: %s, expected %.9g", column, field,
+                  expected);
 }
 
 /* ---- report_start and report_judge ---------------------------------------------------------- */
 
 Test(report, start_names_the_variant_and_the_pattern)
 {
-    struct options options = {.variant = 1, .pattern = {.kind = PATTERN_ONEHOT, .onehot_last = true}};
+    struct options options = {.variant = 1,
+                              .pattern = {.kind = PATTERN_ONEHOT, .onehot_last = true}};
     struct report report = report_start(&WITH_VARIANTS, &DEVICE, &options, N);
     cr_expect_str_eq(report.variant, "thread0");
     cr_expect_str_eq(report.pattern, "onehot:last");
     cr_expect_eq(report.n, N);
     options.variant = 0;
-    cr_expect_null(report_start(&PLAIN, &DEVICE, &options, N).variant, "a step without variants has none");
+    cr_expect_null(report_start(&PLAIN, &DEVICE, &options, N).variant,
+                   "a step without variants has none");
 }
 
 Test(report, judge_is_exact_for_small_integer_sums_and_bounded_otherwise)
 {
     struct options options = {.pattern = {.kind = PATTERN_ONES}};
-    struct report right = judged(&PLAIN, &options, 0, true), off = judged(&PLAIN, &options, -1, true);
+    struct report right = judged(&PLAIN, &options, 0, true),
+                  off = judged(&PLAIN, &options, -1, true);
     cr_expect(right.ok);
     cr_expect_eq(right.bound, 0.0, "2^20 ones must sum exactly");
     cr_expect_not(off.ok, "one element short");
@@ -107,7 +125,8 @@ Test(report, csv_header_names_every_column_in_order)
 
 Test(report, csv_row_holds_every_figure)
 {
-    struct options options = {.csv = true, .variant = 1, .seed = 2026, .pattern = {.kind = PATTERN_UNIFORM}};
+    struct options options = {
+        .csv = true, .variant = 1, .seed = 2026, .pattern = {.kind = PATTERN_UNIFORM}};
     struct report report = judged(&WITH_VARIANTS, &options, 0, true);
     char *text = printed(&report, &options), *fields[CSV_COLUMNS];
     cr_assert_eq(line_count(text), 1, "%s", text);
@@ -154,12 +173,15 @@ Test(report, csv_row_without_variant_or_cub_or_a_right_result)
 Test(report, quiet_prints_one_line_ending_in_the_verdict)
 {
     struct options options = {.quiet = true, .pattern = {.kind = PATTERN_ONES}};
-    struct report right = judged(&PLAIN, &options, 0, true), wrong = judged(&PLAIN, &options, HOT, true);
+    struct report right = judged(&PLAIN, &options, 0, true),
+                  wrong = judged(&PLAIN, &options, HOT, true);
     char *text = printed(&right, &options);
-    cr_expect_str_eq(text, "step03 - n=1048576 pattern=ones result=1048576 expected=1048576 CORRECT\n");
+    cr_expect_str_eq(text,
+                     "step03 - n=1048576 pattern=ones result=1048576 expected=1048576 CORRECT\n");
     free(text);
     text = printed(&wrong, &options);
-    cr_expect_str_eq(text, "step03 - n=1048576 pattern=ones result=1048577 expected=1048576 WRONG\n");
+    cr_expect_str_eq(text,
+                     "step03 - n=1048576 pattern=ones result=1048577 expected=1048576 WRONG\n");
     free(text);
 }
 
@@ -170,11 +192,15 @@ Test(report, human_report_names_the_device_the_check_the_time_and_cub)
     char *text = printed(&report, &options);
     cr_expect(starts_with(text, "step07: a step with variants\n"), "%s", text);
     cr_expect_not_null(strstr(text, "\nvariant    thread0\n"), "%s", text);
-    cr_expect_not_null(strstr(text, "\ndevice     Test GPU, 132 SMs, sm_90, peak 3352 GB/s, CUDA 13.0\n"), "%s", text);
-    cr_expect_not_null(strstr(text, "\ninput      n = 1048576 (4.0 MiB), pattern ones\n"), "%s", text);
+    cr_expect_not_null(
+        strstr(text, "\ndevice     Test GPU, 132 SMs, sm_90, peak 3352 GB/s, CUDA 13.0\n"), "%s",
+        text);
+    cr_expect_not_null(strstr(text, "\ninput      n = 1048576 (4.0 MiB), pattern ones\n"), "%s",
+                       text);
     cr_expect_not_null(strstr(text, "\ncheck      exact"), "%s", text);
     cr_expect_not_null(strstr(text, "-> CORRECT\n"), "%s", text);
-    cr_expect_not_null(strstr(text, "\nbandwidth  16.8 GB/s effective = 0.5% of peak\n"), "%s", text);
+    cr_expect_not_null(strstr(text, "\nbandwidth  16.8 GB/s effective = 0.5% of peak\n"), "%s",
+                       text);
     cr_expect_not_null(strstr(text, "\ncub        0.5000 ms median"), "%s", text);
     cr_expect_not_null(strstr(text, "2.00x"), "%s", text);
     free(text);
@@ -198,15 +224,18 @@ Test(report, human_report_of_a_bounded_wrong_result_without_cub)
 Test(device, effective_bandwidth_is_bytes_over_time_in_gb_per_s)
 {
     cr_expect_leq(fabs(effective_gb_per_s(1e9, 1000.0) - 1.0), 1e-12, "1 GB in 1 s");
-    cr_expect_leq(fabs(effective_gb_per_s(134217728.0, 0.1) - 1342.17728), 1e-9, "2^25 floats in 0.1 ms");
+    cr_expect_leq(fabs(effective_gb_per_s(134217728.0, 0.1) - 1342.17728), 1e-9,
+                  "2^25 floats in 0.1 ms");
     cr_expect_eq(effective_gb_per_s(1e9, 0.0), 0.0, "not measured: no figure");
     cr_expect_eq(effective_gb_per_s(1e9, -1.0), 0.0);
 }
 
 Test(device, filling_grid_fills_every_sm_within_its_limits)
 {
-    struct device_info h100 = {.sm_count = 132, .max_threads_per_sm = 2048, .max_blocks_per_sm = 32};
+    struct device_info h100 = {
+        .sm_count = 132, .max_threads_per_sm = 2048, .max_blocks_per_sm = 32};
     cr_expect_eq(filling_grid(&h100, 256), 132 * 8, "8 blocks of 256 threads fill an SM");
     cr_expect_eq(filling_grid(&h100, 1024), 132 * 2);
-    cr_expect_eq(filling_grid(&h100, 32), 132 * 32, "the 32-block limit, not 64 blocks of 32 threads");
+    cr_expect_eq(filling_grid(&h100, 32), 132 * 32,
+                 "the 32-block limit, not 64 blocks of 32 threads");
 }

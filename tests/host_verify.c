@@ -8,16 +8,27 @@
 
 #include "toolbox.h"
 
-static const double FLOAT_U = 0x1p-24, DOUBLE_U = 0x1p-53;   /* unit roundoffs */
+static const double FLOAT_U = 0x1p-24, DOUBLE_U = 0x1p-53; /* unit roundoffs */
 static const double TWO_TO_24 = 16777216.0, SAME_DOUBLE = 1e-12;
 /* A magnitude that swallows 1 in double: the spacing of doubles at 2^60 is 2^8. */
 static const float SWALLOWS_ONE = 0x1p60f;
 static const float ONE_UNIFORM_ELEMENT = 50.0f;
-enum { ONES_N = 4096, UNIFORM_N = 65536, LARGE_N = 1000003, HIDDEN_ONES = 1000, SOME_DEPTH = 17,
-       DEEPEST = 100, MANY_THREADS = 4, REAL_STEPS_PER_UNIT = 1 << 23 };
+enum {
+    ONES_N = 4096,
+    UNIFORM_N = 65536,
+    LARGE_N = 1000003,
+    HIDDEN_ONES = 1000,
+    SOME_DEPTH = 17,
+    DEEPEST = 100,
+    MANY_THREADS = 4,
+    REAL_STEPS_PER_UNIT = 1 << 23
+};
 
 /* gamma(k) = k u / (1 - k u) */
-static double gamma_of(double k, double u) { return k * u / (1 - k * u); }
+static double gamma_of(double k, double u)
+{
+    return k * u / (1 - k * u);
+}
 
 static float *filled(size_t n, enum pattern_kind kind, uint64_t seed)
 {
@@ -90,7 +101,8 @@ Test(verify, reference_is_exact_for_the_real_pattern_and_the_same_on_any_thread_
     omp_set_num_threads(MANY_THREADS);
     struct reference many = reference_compute(data, LARGE_N);
     cr_expect_eq(one.sum, (double)units / REAL_STEPS_PER_UNIT, "%.17g", one.sum);
-    cr_expect_eq(one.sum, many.sum, "1 thread %.17g, %d threads %.17g", one.sum, MANY_THREADS, many.sum);
+    cr_expect_eq(one.sum, many.sum, "1 thread %.17g, %d threads %.17g", one.sum, MANY_THREADS,
+                 many.sum);
     cr_expect_not(one.integer_valued);
     free(data);
 }
@@ -133,7 +145,8 @@ Test(verify, the_limit_is_on_the_absolute_sum_not_the_sum)
 Test(verify, rounding_gamma_is_k_u_over_1_minus_k_u_and_infinite_past_1)
 {
     cr_expect_eq(rounding_gamma(0, FLOAT_U), 0.0);
-    cr_expect_leq(fabs(rounding_gamma(26, FLOAT_U) - gamma_of(26, FLOAT_U)), SAME_DOUBLE * gamma_of(26, FLOAT_U));
+    cr_expect_leq(fabs(rounding_gamma(26, FLOAT_U) - gamma_of(26, FLOAT_U)),
+                  SAME_DOUBLE * gamma_of(26, FLOAT_U));
     cr_expect_leq(fabs(rounding_gamma(0x1p23, FLOAT_U) - 1.0), SAME_DOUBLE, "k u = 1/2 gives 1");
     cr_expect(isinf(rounding_gamma(0x1p24, FLOAT_U)), "k u = 1: no bound");
     cr_expect(isinf(rounding_gamma(0x1p25, FLOAT_U)), "k u > 1: no bound");
@@ -155,8 +168,8 @@ Test(verify, bound_for_inexact_integer_data_is_gamma_of_depth_times_abs_sum)
     for (size_t i = 0; i < sizeof DEPTHS / sizeof DEPTHS[0]; i++) {
         double expected = gamma_of(DEPTHS[i], FLOAT_U) * reference.abs_sum;
         double bound = error_bound(&reference, DEPTHS[i]);
-        cr_expect_leq(fabs(bound - expected), SAME_DOUBLE * expected, "depth %u: %.17g, expected %.17g",
-                      DEPTHS[i], bound, expected);
+        cr_expect_leq(fabs(bound - expected), SAME_DOUBLE * expected,
+                      "depth %u: %.17g, expected %.17g", DEPTHS[i], bound, expected);
     }
 }
 
@@ -166,14 +179,16 @@ Test(verify, bound_for_real_data_adds_the_double_references_own_error)
     struct reference reference = reference_compute(data, 3);
     double expected = (gamma_of(SOME_DEPTH, FLOAT_U) + gamma_of(3, DOUBLE_U)) * reference.abs_sum;
     double bound = error_bound(&reference, SOME_DEPTH);
-    cr_expect_leq(fabs(bound - expected), SAME_DOUBLE * expected, "%.17g, expected %.17g", bound, expected);
+    cr_expect_leq(fabs(bound - expected), SAME_DOUBLE * expected, "%.17g, expected %.17g", bound,
+                  expected);
 }
 
 Test(verify, bound_grows_with_depth)
 {
     struct reference reference = inexact_integer_reference();
     for (unsigned depth = 1; depth < DEEPEST; depth++)
-        cr_expect_lt(error_bound(&reference, depth), error_bound(&reference, depth + 1), "depth %u", depth);
+        cr_expect_lt(error_bound(&reference, depth), error_bound(&reference, depth + 1), "depth %u",
+                     depth);
 }
 
 /* ---- result_within ------------------------------------------------------------------------ */
@@ -202,8 +217,10 @@ Test(verify, result_within_includes_the_bound_itself)
 Test(verify, a_lost_or_doubled_element_fails)
 {
     float *ones = filled(ONES_N, PATTERN_ONES, 0), *onehot = filled(ONES_N, PATTERN_ONEHOT, 0);
-    struct reference r_ones = reference_compute(ones, ONES_N), r_hot = reference_compute(onehot, ONES_N);
-    double bound = error_bound(&r_ones, tree_levels(ONES_N)), hot_bound = error_bound(&r_hot, SOME_DEPTH);
+    struct reference r_ones = reference_compute(ones, ONES_N),
+                     r_hot = reference_compute(onehot, ONES_N);
+    double bound = error_bound(&r_ones, tree_levels(ONES_N)),
+           hot_bound = error_bound(&r_hot, SOME_DEPTH);
     cr_expect(result_within((float)ONES_N, &r_ones, bound));
     cr_expect_not(result_within((float)(ONES_N - 1), &r_ones, bound), "one element lost");
     cr_expect_not(result_within((float)(ONES_N + 1), &r_ones, bound), "one element twice");
@@ -229,11 +246,26 @@ Test(verify, a_uniform_total_missing_one_element_fails_while_exact)
 
 Test(verify, tree_levels_is_ceil_log2)
 {
-    static const struct { size_t count; unsigned levels; } CASES[] = {
-        {0, 0}, {1, 0}, {2, 1}, {3, 2}, {4, 2}, {5, 3}, {32, 5}, {33, 6}, {256, 8}, {257, 9},
-        {1024, 10}, {1025, 11}, {(size_t)1 << 32, 32}, {((size_t)1 << 32) + 1, 33},
+    static const struct {
+        size_t count;
+        unsigned levels;
+    } CASES[] = {
+        {0, 0},
+        {1, 0},
+        {2, 1},
+        {3, 2},
+        {4, 2},
+        {5, 3},
+        {32, 5},
+        {33, 6},
+        {256, 8},
+        {257, 9},
+        {1024, 10},
+        {1025, 11},
+        {(size_t)1 << 32, 32},
+        {((size_t)1 << 32) + 1, 33},
     };
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++)
-        cr_expect_eq(tree_levels(CASES[i].count), CASES[i].levels, "tree_levels(%zu) = %u", CASES[i].count,
-                     tree_levels(CASES[i].count));
+        cr_expect_eq(tree_levels(CASES[i].count), CASES[i].levels, "tree_levels(%zu) = %u",
+                     CASES[i].count, tree_levels(CASES[i].count));
 }

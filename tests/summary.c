@@ -13,10 +13,12 @@ static size_t skipped_without_gpu, skipped_otherwise, ran;
 static void print_summary(void)
 {
     if (skipped_without_gpu > 0)
-        fprintf(stderr, "make test: %zu tests skipped (no CUDA device), %zu ran", skipped_without_gpu, ran);
+        fprintf(stderr, "make test: %zu tests skipped (no CUDA device), %zu ran",
+                skipped_without_gpu, ran);
     else
         fprintf(stderr, "make test: %zu ran, none skipped for want of a CUDA device", ran);
-    if (skipped_otherwise > 0) fprintf(stderr, ", %zu skipped for another reason (--verbose says why)", skipped_otherwise);
+    if (skipped_otherwise > 0)
+        fprintf(stderr, ", %zu skipped for another reason (--verbose says why)", skipped_otherwise);
     fprintf(stderr, "\n");
 }
 
@@ -25,10 +27,12 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 {
     for (struct criterion_suite_stats *suite = stats->suites; suite != NULL; suite = suite->next)
         for (struct criterion_test_stats *test = suite->tests; test != NULL; test = test->next) {
-            if (test->test_status != CR_STATUS_SKIPPED) ran++;
+            if (test->test_status != CR_STATUS_SKIPPED)
+                ran++;
             else if (test->message != NULL && starts_with(test->message, "no CUDA device"))
                 skipped_without_gpu++;
-            else if (test->message != NULL) skipped_otherwise++;
+            else if (test->message != NULL)
+                skipped_otherwise++;
         }
     atexit(print_summary);
 }

@@ -1,0 +1,45 @@
+/* step14_multi_gpu — the same kernel, on every GPU at once
+ *
+ * Before: step12 read one GPU's memory about as fast as it allows. One GPU cannot go faster;
+ *         only more memory read in parallel can, and that memory sits on other GPUs.
+ * Here:   the kernels are step12's, unchanged and not copied: step12_small_n/reduce.cu is
+ *         compiled once and linked into this step too. host.c gives every GPU its shard of
+ *         the input; each GPU reduces its shard where it lies, on a stream of its own, and
+ *         NCCL combines the one float per GPU on the same stream, after the kernel. Only
+ *         step12's deterministic ticket finish is used (no atomicAdd variant), so that a GPU's
+ *         total has the same bits on every run. The --variant options move the data instead,
+ *         to show what that costs.
+ * Profile: per GPU, the same as step12 (LDG.E.128, DRAM throughput near its peak). Across
+ *         GPUs, use Nsight Systems (nsys profile --trace=cuda,nvtx ./step14/run): one row per
+ *         GPU; the kernels should overlap in time, and the NCCL kernel after them should be
+ *         a sliver for the default variant; for gather, the peer copies into GPU 0 and its
+ *         one long kernel; for elementwise, the long NCCL kernel before the short ones. */
+#include "reduce.h"
+#include "toolbox.h"
+
+enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* a float4's four lanes; the head and tail floats */
+
+cudaError_t reduce_on_stream(const float *in, size_t n, unsigned threads, const struct scratch *s,
+                             cudaStream_t stream)
+{
+    if (n <= ONE_BLOCK_ELEMENTS) return reduce_in_one_block(in, (unsigned)n, s->total, stream);
+    return reduce_in_one_launch(in, n, s->block_sums, s->ticket_counter, s->total,
+                                grid_blocks(n, threads), threads, VARIANT_TICKET, stream);
+}
+
+/* A thread's vectors (a tree), their lanes and the edge floats, the block's shuffles; then
+ * the last block's reads of the block sums the same way. */
+unsigned reduce_depth(size_t n, unsigned threads)
+{
+    size_t blocks = grid_blocks(n, threads);
+    size_t per_round = (size_t)threads * SUM_VECTORS_IN_FLIGHT * FLOATS_PER_VECTOR;
+    unsigned own = tree_levels(VECTORS_PER_THREAD) + LANE_LEVELS + EDGE_LEVELS +
+                   tree_levels(threads);
+    unsigned last_block = (unsigned)((blocks + per_round - 1) / per_round) +
+                          tree_levels(SUM_VECTORS_IN_FLIGHT) + LANE_LEVELS + EDGE_LEVELS +
+                          tree_levels(threads);
+    if (n <= ONE_BLOCK_ELEMENTS)
+        return tree_levels(ONE_BLOCK_VECTORS) + LANE_LEVELS + EDGE_LEVELS +
+               tree_levels(ONE_BLOCK_THREADS);
+    return blocks == 1 ? own : own + last_block;
+}
