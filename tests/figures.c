@@ -476,6 +476,83 @@ Test(figures, speed_steps_loads_match_their_headers_and_readmes)
     free(counts);
 }
 
+/* The numbers of a count's line "a b c ...", into values; returns how many. */
+static int count_numbers(const char *counts, const char *name, int *values, int most)
+{
+    char buffer[256];
+    count_string(counts, name, buffer, sizeof buffer);
+    int count = 0;
+    for (char *token = strtok(buffer, " "); token != NULL; token = strtok(NULL, " ")) {
+        cr_assert_lt(count, most, "%s: more than %d numbers", name, most);
+        values[count++] = atoi(token);
+    }
+    return count;
+}
+
+static void expect_numbers(const char *counts, const char *name, const int *expected, int count)
+{
+    int values[64];
+    int found = count_numbers(counts, name, values, 64);
+    cr_expect_eq(found, count, "%s: %d numbers, worked out here %d", name, found, count);
+    for (int i = 0; i < found && i < count; i++)
+        cr_expect_eq(values[i], expected[i], "%s, number %d: %d, worked out here %d", name, i, values[i], expected[i]);
+}
+
+/* step13: the start tickets are 0 .. G-1, each once; the block with G-1 gathers; it waits for
+ * the words published after its own (its own loads end before it reads), adds them in the
+ * order of gather_block_sums (thread t: words t, t + BLOCK, ...) and leaves every word 0. */
+Test(figures, step13_gatherer_and_the_words_it_waits_for)
+{
+    char *counts = counts_text();
+    enum { MOST = 64 };
+    int ticket[MOST], finish[MOST];
+    int grid = count_numbers(counts, "step13.start_tickets", ticket, MOST);
+    cr_assert_eq(count_numbers(counts, "step13.finish_times", finish, MOST), grid);
+    int seen[MOST] = {0}, gatherer = -1;
+    for (int b = 0; b < grid; b++) {
+        cr_assert(ticket[b] >= 0 && ticket[b] < grid && !seen[ticket[b]], "start ticket %d drawn twice", ticket[b]);
+        seen[ticket[b]] = 1;
+        if (ticket[b] == grid - 1) gatherer = b;
+    }
+    cr_expect_eq(count_of(counts, "step13.gatherer_block"), gatherer);
+    int late[MOST], late_count = 0, orders_differ = 0;
+    for (int b = 0; b < grid; b++) {
+        if (finish[b] > finish[gatherer]) late[late_count++] = b;
+        for (int c = 0; c < grid; c++)
+            if ((ticket[b] < ticket[c]) != (finish[b] < finish[c])) orders_differ = 1;
+    }
+    cr_expect_eq(count_of(counts, "step13.words_waited_for"), late_count);
+    expect_numbers(counts, "step13.late_words", late, late_count);
+    cr_expect_gt(late_count, 0, "the figure shows the gatherer waiting for a word");
+    cr_expect(orders_differ, "the blocks finish in another order than they start");
+    int order[MOST], placed = 0;
+    for (int t = 0; t < BLOCK; t++)
+        for (int i = t; i < grid; i += BLOCK) order[placed++] = i;
+    expect_numbers(counts, "step13.gather_order", order, placed);
+    int zeros[MOST] = {0};
+    expect_numbers(counts, "step13.words_after", zeros, grid);
+    cr_expect_eq(count_of(counts, "step13.counter_after"), 0);
+    free(counts);
+}
+
+/* The trips after the last block's loads: step13's header counts the ticket finish's; the
+ * gatherer's ticket was drawn during its loads, so only its read of the words is left. */
+Test(figures, step13_trips_to_memory_match_its_header)
+{
+    const char *path = "step13_gather/reduce.cu";
+    if (access(path, R_OK) != 0) cr_skip_test("%s is not in this checkout", path);
+    char *counts = counts_text();
+    char *header = readme_text(path);
+    long ticket = count_of(counts, "step13.trips_after_last_loads.ticket");
+    cr_assert(ticket >= 0 && ticket <= 10);
+    char phrase[64];
+    snprintf(phrase, sizeof phrase, "Those %s trips to memory", NUMBER_WORDS[ticket]);
+    cr_expect_not_null(strstr(header, phrase), "%s does not say \"%s\"", path, phrase);
+    cr_expect_eq(count_of(counts, "step13.trips_after_last_loads.gather"), 1);
+    free(header);
+    free(counts);
+}
+
 /* ---- the SVG files: regenerated, byte for byte ------------------------------------------- */
 
 static char *file_contents(const char *path, size_t *size)

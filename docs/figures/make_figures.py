@@ -31,6 +31,7 @@ VECTORS_PER_THREAD = 8          # step12_small_n/reduce.h: VECTORS_PER_THREAD = 
 ONE_BLOCK_THREADS = 256         # step12_small_n/reduce.h: ONE_BLOCK_THREADS = 256
 ONE_BLOCK_VECTORS = 4           # step12_small_n/reduce.h: ONE_BLOCK_VECTORS = 4
 ONE_BLOCK_ELEMENTS = ONE_BLOCK_THREADS * ONE_BLOCK_VECTORS * FLOATS_PER_VECTOR
+TAGS_IN_FLIGHT = 16             # step13_gather reduce.cu: TAGS_IN_FLIGHT = 16
 
 # The examples the READMEs count with.
 README_BLOCK = 256              # step02's "Counting it": a 256-thread block (8 warps)
@@ -393,6 +394,40 @@ def small_n_vectors(thread, vectors):
             for k in range(ONE_BLOCK_VECTORS)]
 
 
+def gather_finish(start_order, load_time):
+    """step13_gather reduce.cu reduce_last_block, VARIANT_GATHER. A block draws its ticket as it
+    starts: start_ticket = atomicAdd(ticket_counter, 1u), in start order, one START_STEP apart
+    here. After its loads it publishes WRITTEN | its sum's bits (publish) and leaves, except the
+    block with start_ticket == gridDim.x - 1: it gathers (gather_block_sums), waiting for the
+    words not yet written when it gets there, and leaves every word and the counter 0.
+    Returns a dict: ticket, start, published (by block), gatherer, waited_for (the blocks whose
+    word the gatherer must re-read), gather_done, words_after, counter_after."""
+    grid = len(start_order)
+    ticket = {block: drawn for drawn, block in enumerate(start_order)}
+    start = {block: ticket[block] * START_STEP for block in start_order}
+    published = {block: start[block] + load_time[block] for block in start_order}
+    gatherer = [block for block in start_order if ticket[block] == grid - 1][0]
+    arrives = published[gatherer]
+    waited_for = sorted(block for block in start_order if published[block] > arrives)
+    gather_done = max([arrives] + [published[block] for block in waited_for])
+    return {"ticket": ticket, "start": start, "published": published, "gatherer": gatherer,
+            "waited_for": waited_for, "gather_done": gather_done,
+            "words_after": [0] * grid, "counter_after": 0}
+
+
+def gather_order(grid, block_size):
+    """step13 gather_block_sums: thread t adds words t, t + BLOCK_SIZE, ... in that order, and
+    block_sum adds the threads' sums by thread index: the words in index order, whatever order
+    they were written in."""
+    return [i for t in range(block_size) for i in range(t, grid, block_size)]
+
+
+# The trips to memory, one after another, that follow the last block's loads (step13's header):
+# the ticket finish waits for its release, then for the atomic's answer, then reads the sums;
+# the gatherer only reads the words (its ticket was drawn at its start, during its loads).
+FINISH_TRIPS = {"ticket": ["release", "ticket", "read the sums"], "gather": ["read the words"]}
+
+
 # ---- the counts ------------------------------------------------------------------------------
 
 def counts():
@@ -497,6 +532,19 @@ def counts():
     out += [("step12.one_block_elements", ONE_BLOCK_ELEMENTS),
             ("step12.one_block_threads", ONE_BLOCK_THREADS),
             ("step12.vectors_per_thread", ONE_BLOCK_VECTORS)]
+    # step13: the gatherer
+    gather = gather_finish(STEP13_START_ORDER, STEP13_LOAD_TIME)
+    blocks13 = range(len(STEP13_START_ORDER))
+    out += [("step13.start_tickets", " ".join(str(gather["ticket"][b]) for b in blocks13)),
+            ("step13.finish_times", " ".join(str(gather["published"][b]) for b in blocks13)),
+            ("step13.gatherer_block", gather["gatherer"]),
+            ("step13.words_waited_for", len(gather["waited_for"])),
+            ("step13.late_words", " ".join(str(b) for b in gather["waited_for"])),
+            ("step13.gather_order", " ".join(str(i) for i in gather_order(len(STEP13_START_ORDER), README_BLOCK))),
+            ("step13.words_after", " ".join(str(w) for w in gather["words_after"])),
+            ("step13.counter_after", gather["counter_after"]),
+            ("step13.trips_after_last_loads.ticket", len(FINISH_TRIPS["ticket"])),
+            ("step13.trips_after_last_loads.gather", len(FINISH_TRIPS["gather"]))]
     return out
 
 
@@ -1254,6 +1302,119 @@ def figure_step12():
     return f.svg(y + 8)
 
 
+# The drawn launch of step13: 6 blocks, the order they start in (so the tickets they draw), one
+# START_STEP apart, and how long each takes from its start to its published word (time units).
+STEP13_START_ORDER = [2, 0, 4, 1, 5, 3]
+STEP13_LOAD_TIME = {0: 9, 1: 14, 2: 8, 3: 8, 4: 10, 5: 7}
+START_STEP = 1
+
+
+def word_chip(figure, x, y, block, late=False):
+    """A published word: the WRITTEN flag (high half) beside the sum's bits (low half)."""
+    figure.rect(x, y, 16, 22, INK, INK, 1)
+    figure.text(x + 8, y + 15, "1", size=11, anchor="middle", fill="#ffffff", weight="bold")
+    figure.rect(x + 16, y, 38, 22, BLOCK_COLOURS[block], INK, 2 if late else 1)
+    figure.text(x + 35, y + 15, "sum %d" % block, size=10, anchor="middle")
+    return x + 54
+
+
+def figure_step13():
+    f = Figure()
+    grid = len(STEP13_START_ORDER)
+    y = f.title("step13: the finish without a fence; the block that starts last gathers",
+                "A grid of 6 blocks in one launch, drawn in one possible order (time runs to the right).")
+    g = gather_finish(STEP13_START_ORDER, STEP13_LOAD_TIME)
+    gatherer = g["gatherer"]
+    x0, unit, height, pitch = 110, 24, 22, 40
+    y += 30
+    rows_top = y
+
+    def at(time):
+        return x0 + time * unit
+
+    def row_y(block):
+        return rows_top + block * pitch
+
+    words = {}
+    for b in range(grid):
+        ry = row_y(b)
+        f.text(x0 - 10, ry + 16, "block %d" % b, size=12, anchor="end")
+        start, done = at(g["start"][b]), at(g["published"][b])
+        is_gatherer = b == gatherer
+        f.rect(start, ry, done - start, height, BLOCK_COLOURS[b], rx=2)
+        f.rect(start, ry, 58, height, EXTRA if is_gatherer else "#ffffff", INK, 1, rx=8)
+        f.text(start + 29, ry + 15, "ticket %d" % g["ticket"][b], size=11, anchor="middle",
+               fill="#ffffff" if is_gatherer else INK, weight="bold" if is_gatherer else "normal")
+        f.text(start + 64, ry + 15, "loads, block sum", size=10, fill=MUTED)
+        late = b in g["waited_for"]
+        words[b] = (done, word_chip(f, done, ry, b, late))
+        if not is_gatherer:
+            f.text(words[b][1] + 6, ry + 15, "leaves", size=10, fill=MUTED)
+    # the gatherer: it waits for the late words, then adds all of them in index order
+    gy = row_y(gatherer)
+    wait_from, wait_to = words[gatherer][1] + 4, at(g["gather_done"]) + 60
+    f.rect(wait_from, gy, wait_to - wait_from, height, IDLE, "#888888", 0.8, dash="3,2")
+    f.text((wait_from + wait_to) / 2, gy + 15, "waits for word %s"
+           % ", ".join(str(b) for b in g["waited_for"]), size=10, anchor="middle")
+    cell = 20
+    cells_x = wait_to + 4
+    order = gather_order(grid, README_BLOCK)
+    for slot, i in enumerate(order):
+        cx = cells_x + slot * cell
+        f.rect(cx, gy, cell, height, BLOCK_COLOURS[i], INK, 0.6)
+        f.text(cx + cell / 2, gy + 15, str(i), size=10, anchor="middle")
+        word_x, word_right = words[i]
+        wy = row_y(i)
+        if i == gatherer:
+            continue
+        source_y = wy + height if wy < gy else wy
+        target_y = gy if wy < gy else gy + height
+        late = i in g["waited_for"]
+        f.arrow(word_right - 27, source_y, cx + cell / 2, target_y, stroke=EXTRA if late else INK,
+                width=1.6 if late else 0.9, head=5)
+    total_x = cells_x + grid * cell + 6
+    f.rect(total_x, gy, 46, height, EXTRA, INK, 1, rx=3)
+    f.text(total_x + 23, gy + 15, "total", size=11, anchor="middle", fill="#ffffff", weight="bold")
+    y = rows_top + grid * pitch + 4
+    f.arrow(x0, y, at(max(g["published"].values())) + 120, y, stroke=MUTED, width=1, head=6)
+    f.text(at(max(g["published"].values())) + 126, y + 4, "time", size=11, fill=MUTED)
+    y += 26
+    late_words = ", ".join(str(b) for b in g["waited_for"])
+    f.text(16, y, "Each block draws its ticket as it starts (a relaxed atomicAdd, during its loads): 0..%d in start order."
+           % (grid - 1), size=12)
+    y += 18
+    f.text(16, y, "At its end it stores one 64-bit word, WRITTEN | the sum's bits, and leaves: no fence, no ticket.",
+           size=12)
+    y += 18
+    f.text(16, y, "Ticket %d == gridDim.x - 1 tells block %d that every block has started, so every word will come."
+           % (grid - 1, gatherer), size=12)
+    y += 18
+    f.text(16, y, "After its own loads it reads the %d words (%d at a time per thread), re-reads word %s until written,"
+           % (grid, TAGS_IN_FLIGHT, late_words), size=12)
+    y += 18
+    f.text(16, y, "adds them in index order (same order every run: same bits), writes the total, zeroes words and counter.",
+           size=12)
+    y += 18
+    y += 8
+    f.text(16, y, "Trips to memory after the last block's loads, each waiting for the one before:", size=12,
+           weight="bold")
+    y += 18
+    for step, finish in (("step12, the ticket at the end", "ticket"), ("step13, the gatherer", "gather")):
+        f.text(32, y, "%s: %s (%s)" % (step, NUMBER_NAMES[len(FINISH_TRIPS[finish])], " -> ".join(FINISH_TRIPS[finish])),
+               size=12, weight="bold")
+        y += 18
+    y -= 18
+    y = f.legend(y + 26, [(BLOCK_COLOURS[0], "a block's loads and sum (colour per block)", None),
+                          ("#ffffff", "start ticket", INK),
+                          (EXTRA, "the last start ticket, its gather and total", INK),
+                          (INK, "WRITTEN flag (high half) beside the sum's bits (low half)", INK),
+                          (IDLE, "the gatherer waits for a word not yet written", None)])
+    return f.svg(y + 8)
+
+
+NUMBER_NAMES = ["no", "one", "two", "three", "four", "five"]
+
+
 FIGURES = [
     ("step00_global_tree.svg", figure_step00),
     ("step01_shared_copy.svg", figure_step01),
@@ -1268,6 +1429,7 @@ FIGURES = [
     ("step10_vector_loads.svg", figure_step10),
     ("step11_in_flight.svg", figure_step11),
     ("step12_small_n.svg", figure_step12),
+    ("step13_gather.svg", figure_step13),
 ]
 
 
