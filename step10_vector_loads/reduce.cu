@@ -1,19 +1,14 @@
 /* step10_vector_loads — 16 bytes a load: float4, with the input split at its alignment
  *
- * Before: step09 read the input four bytes at a time: every float cost a load instruction of
- *         its own, with its own address arithmetic, and a warp's load instruction covered only
- *         128 bytes. The instructions that issue the loads, not the memory, set the pace of
- *         a thread's loop.
- * Here:   each load is a float4, 16 bytes: one instruction of a warp covers 512 contiguous
- *         bytes, and four times fewer load instructions read the same bytes. A float4 must
- *         start on a 16-byte boundary, and the input may not (in + 1 does not): the input is
- *         split into a head of 0 to 3 floats up to the first boundary, a body of whole float4
- *         and a tail of 0 to 3 floats, and the grid's first threads add the head and the tail.
- *         Everything else is step09's: the grid that fills the GPU once, LOADS_IN_FLIGHT loads
- *         per round (now float4), the ticket and the variants.
- * Profile: LDG.E.128 in the SASS where step09 had LDG.E; the count of global load
- *         instructions (smsp__inst_executed_op_global_ld.sum) falls about fourfold, and with
- *         it the instructions executed. */
+ * Before: step09 read four bytes a load: every float cost a load instruction and its address
+ *         arithmetic, and a warp's load instruction covered only 128 bytes.
+ * Here:   every load of the input is a float4: a warp's load instruction covers 512 bytes,
+ *         and four times fewer instructions read the same bytes. A float4 must start on a
+ *         16-byte boundary, and the input may not (in + 1 does not): a head of 0 to 3 floats,
+ *         a body of whole float4, a tail of 0 to 3 floats, and the grid's first threads add
+ *         the head and the tail. The rest is step09's: the grid, the loop, the finishes.
+ * Profile: LDG.E.128 in the SASS where step09 had LDG.E; global load instructions
+ *         (smsp__inst_executed_op_global_ld.sum) fall about fourfold. */
 #include <stdint.h>
 #include <cuda/atomic>
 
@@ -65,8 +60,8 @@ static __device__ float4 plus(float4 a, float4 b)
 
 static __device__ float sum_lanes(float4 v) { return (v.x + v.y) + (v.z + v.w); }
 
-/* step09's loop over float4: vector i, i + stride, ... of vectors[0..count), LOADS_IN_FLIGHT
- * loads issued before the first is added. */
+/* Vector i, i + stride, ... of vectors[0..count), LOADS_IN_FLIGHT loads issued before the
+ * first is added: step09's loop, over float4. */
 static __device__ float4 strided_sum(const float4 *vectors, size_t count, size_t i, size_t stride)
 {
     const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -126,8 +121,8 @@ static __device__ bool last_block_fence(unsigned *ticket_counter)
     return __syncthreads_or(last);
 }
 
-/* The same guard in the C++ memory model: one read-modify-write with acquire-release order at
- * device scope does what the two fences do. */
+/* Document 000's guard in the C++ memory model: one read-modify-write with acquire-release
+ * order at device scope orders both sides of the ticket, as document 000's two fences do. */
 static __device__ bool last_block_atomic_ref(unsigned *ticket_counter)
 {
     bool last = false;
