@@ -135,7 +135,7 @@ static __device__ float block_sum(float sum)
 }
 
 /* Document 000's guard in the C++ memory model: one read-modify-write with acquire-release
- * order at device scope orders both sides of the ticket, as document 000's two fences do. */
+ * order at device scope orders both sides of the ticket, as a fence before it and one after do. */
 static __device__ bool last_block_atomic_ref(unsigned *ticket_counter)
 {
     bool last = false;
