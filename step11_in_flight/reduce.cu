@@ -1,12 +1,11 @@
 /* step11_in_flight — every load in flight before the first add, in short blocks
  *
- * Before: step10's threads loop: LOADS_IN_FLIGHT float4 issued, a wait for all of them, the
- *         adds, the next round. Between rounds a thread has nothing in flight, and a grid that
- *         fills the GPU once has too few bytes on their way to hide the latency of DRAM.
+ * Before: step10's threads loop: four float4 issued, a wait for all of them, the adds, the
+ *         next round; between rounds nothing is in flight, too little to hide DRAM's latency.
  * Here:   no loop. Each thread issues its VECTORS_PER_THREAD float4 (read once: __ldg) before
- *         it adds any, and one block per BLOCK_SIZE * FLOATS_PER_THREAD floats makes many short
- *         blocks of a few long ones. The last block reads the block sums as float4. The finish
- *         is step09's acquire-release ticket, or --variant atomic-add.
+ *         it adds any; one block per BLOCK_SIZE * FLOATS_PER_THREAD floats turns a few long
+ *         blocks into many short ones. The last block reads the block sums as float4. The
+ *         finish is step09's acquire-release ticket, or --variant atomic-add.
  * Profile: DRAM throughput up; warps wait on their loads ("long scoreboard": waiting for a
  *         register that a load has yet to fill) and at the block's barrier. */
 #include <stdint.h>
