@@ -21,7 +21,8 @@ endif
 # builds the same way: make stepNN_<name> && ./stepNN_<name>/run
 LADDER := step00_global step01_shared step02_divergence step03_bank step04_idle \
           step05_unroll_warp step06_full_unroll step07_blocks step08_shuffle \
-          step09_last_block step12_small_n step13_generic step14_multi_gpu
+          step09_last_block step10_vector_loads step11_in_flight step12_small_n step13_generic \
+          step14_multi_gpu
 STEP_DIRS := $(sort $(patsubst %/host.c,%,$(wildcard step[0-9][0-9]_*/host.c)))
 LADDER_BUILT := $(filter $(STEP_DIRS),$(LADDER))
 SHORT_NAMES := $(foreach d,$(LADDER_BUILT),$(firstword $(subst _, ,$(d))))

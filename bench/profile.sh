@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make profile STEP=NN [PROFILE_N=n] (on a GPU): Nsight Compute on the first launch of stepNN's
 # kernel and of step(NN-1)'s, and a table of the counters that show the lessons, side by
-# side: shared-memory bank conflicts, threads per warp instruction, instructions, barrier
-# stalls, occupancy, DRAM throughput, duration. Also written to docs/results/profile_stepNN.txt.
+# side: shared-memory bank conflicts, threads per warp instruction, instructions, global load
+# instructions, barrier and long-scoreboard stalls, occupancy, DRAM throughput, duration. Also
+# written to docs/results/profile_stepNN.txt.
 #   bash bench/profile.sh NN [N]      (NN: 03, 3 or step03; N: elements, default 2^20,
 #                                      the documents' 4096 blocks of 256 for steps 00-03)
 # Each binary runs its default variant once: --iters 1 --warmup 0 --quiet --no-cub. Its L2
@@ -27,6 +28,8 @@ METRICS=(
     sm__warps_active.avg.pct_of_peak_sustained_active
     dram__throughput.avg.pct_of_peak_sustained_elapsed
     gpu__time_duration.sum
+    smsp__inst_executed_op_global_ld.sum
+    smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
 )
 BARRIER_CANDIDATES=(
     smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio

@@ -63,8 +63,11 @@ Things to look for:
   grep -c ld.volatile.shared $OUT/step05_unroll_warp.ptx   # the volatile variant's last warp
   grep -l shfl.sync $OUT/*.ptx                  # the steps that use warp shuffles
   grep atom. $OUT/step09_last_block.ptx         # the ticket, and atomicAdd of the block sums
-  grep -o 'ld.global[^ ]*' $OUT/step12_small_n.ptx | sort | uniq -c   # its loads: v4 = 16 bytes
-  grep -c LDG.E.128 $OUT/step12_small_n.sass   # the same in SASS (with cuobjdump)
+  grep -o 'ld.global[^ ]*' $OUT/step09_last_block.ptx $OUT/step10_vector_loads.ptx | sort | uniq -c
+                                                # 4-byte loads, then 16-byte ones (v4)
+  grep -c LDG.E.128 $OUT/step10_vector_loads.sass   # the same in SASS (with cuobjdump)
+  grep -o 'ld.global.nc[^ ]*' $OUT/step11_in_flight.ptx | sort | uniq -c   # the read-only path (__ldg)
+  grep -A2 'entry _Z12reduce_small' $OUT/step12_small_n.ptx   # the one-block kernel
 EOF
     if [ ${#failed[@]} -gt 0 ]; then
         note "FAILED: ${failed[*]} (nvcc's messages are above)"

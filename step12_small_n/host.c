@@ -1,45 +1,54 @@
 /* step12_small_n: the program.
  * It reads top to bottom like the documents' main(): the options, the data, device memory,
- * the launch, the check, the time, the report. The kernel is in reduce.cu; common/toolbox.h
- * says what each helper does. */
+ * the launch, the check, the time, the report. The kernels are in reduce.cu; --ceilings is in
+ * ceilings.cu; common/toolbox.h says what each helper does. */
+#include "ceilings.h"
 #include "reduce.h"
 #include "toolbox.h"
 
+enum { WARP_LEVELS = 5 };            /* shuffles within a warp, and again over the warp sums */
 enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 };   /* a float4's four lanes; the head and tail floats */
+enum { CEILINGS_OPTION = 0 };        /* extras[0] */
 
 static const struct step_info STEP = {
-    .name = "step12", .title = "Vector loads: 16 bytes a load, many in flight, short blocks",
-    .min_threads = 128, .max_threads = 1024, .default_threads = 512,
+    .name = "step12", .title = "Small n: a kernel of its own, one block, no ticket",
+    .min_threads = 32, .max_threads = 1024, .default_threads = 512,
     .variants = (const struct variant[]){
-        {"ticket", "step09's last block adds the block sums: the same bits on every run"},
-        {"atomic-add", "every block atomicAdd()s its sum: a shorter finish, bits that vary"},
+        {"ticket", "step09's last block, with an acquire-release cuda::atomic_ref ticket"},
+        {"atomic-add", "no last block: every block atomicAdd()s its sum (order varies)"},
         {NULL, NULL}},
+    .extras = (const struct extra_option[]){
+        {"ceilings", NULL, "also time a cudaMemset and a device-to-device cudaMemcpy of the same\n"
+                           "                 bytes, and an empty kernel, beside the step and CUB"},
+        {NULL, NULL, NULL}},
 };
 
-/* One block per threads * FLOATS_PER_THREAD elements: each thread reads its share once. */
-static unsigned blocks_for(size_t n, unsigned threads)
+/* How the kernel is launched: block size, and how the blocks finish. */
+struct shape { unsigned threads; int variant; };
+
+/* Up to ONE_BLOCK_ELEMENTS: the one-block kernel, whatever --threads says. */
+static bool one_block(size_t n) { return n <= ONE_BLOCK_ELEMENTS; }
+
+static unsigned blocks_for(size_t n, const struct shape *shape)
 {
-    size_t per_block = (size_t)threads * FLOATS_PER_THREAD;
-    return n > per_block ? (unsigned)((n + per_block - 1) / per_block) : 1;
+    return one_block(n) ? 1 : grid_blocks(n, shape->threads);
 }
 
 /* The longest chain of float additions any element goes through (docs/verification.md): a
- * thread's vectors (a tree), their lanes and the edge floats, the block's shuffles; then the
- * last block's reads of the block sums the same way, or atomicAdd's chain of block sums. */
-static unsigned depth(size_t n, unsigned threads, int variant)
+ * thread's float4 in a row, their four lanes, the head and tail floats, the shuffles of its
+ * block; then, in the last block, a thread's loop over the block sums as float4, their lanes,
+ * the 0..3 sums after them, and the shuffles again. With atomicAdd the block sums meet in a
+ * chain instead. */
+static unsigned depth(size_t n, const struct shape *shape)
 {
-    size_t blocks = blocks_for(n, threads), per_round = (size_t)threads * SUM_VECTORS_IN_FLIGHT * FLOATS_PER_VECTOR;
-    unsigned own = tree_levels(VECTORS_PER_THREAD) + LANE_LEVELS + EDGE_LEVELS + tree_levels(threads);
-    if (n <= ONE_BLOCK_ELEMENTS)
-        return tree_levels(ONE_BLOCK_VECTORS) + LANE_LEVELS + EDGE_LEVELS + tree_levels(ONE_BLOCK_THREADS);
-    if (variant == VARIANT_ATOMIC_ADD) return own + (unsigned)blocks;
-    if (blocks == 1) return own;
-    return own + (unsigned)((blocks + per_round - 1) / per_round) + tree_levels(SUM_VECTORS_IN_FLIGHT) +
-           LANE_LEVELS + EDGE_LEVELS + tree_levels(threads);
+    if (one_block(n)) return ONE_BLOCK_VECTORS + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    size_t blocks = blocks_for(n, shape), per_round = (size_t)shape->threads * FLOATS_PER_VECTOR;
+    size_t own = VECTORS_PER_THREAD + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    size_t last = (blocks + per_round - 1) / per_round + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    return (unsigned)(own + (shape->variant == VARIANT_ATOMIC_ADD ? blocks : last));
 }
 
-/* Device memory beside the input: the block sums (whole float4, for the last block's vector
- * reads), the total after them, and the ticket counter. */
+/* Device memory beside the input: the block sums, the total, and the ticket counter. */
 struct buffers {
     float *block_sums, *total;
     unsigned *ticket_counter;        /* zeroed once here; the last block sets it back to 0 */
@@ -47,10 +56,9 @@ struct buffers {
 
 static bool buffers_create(struct buffers *b, unsigned blocks)
 {
-    size_t padded = (blocks + FLOATS_PER_VECTOR - 1) / FLOATS_PER_VECTOR * FLOATS_PER_VECTOR;
-    CUDA_TRY(cudaMalloc((void **)&b->block_sums, (padded + 1) * sizeof(float)));
+    CUDA_TRY(cudaMalloc((void **)&b->block_sums, (blocks + 1) * sizeof(float)));
     CUDA_TRY(cudaMalloc((void **)&b->ticket_counter, sizeof(unsigned)));
-    b->total = b->block_sums + padded;
+    b->total = b->block_sums + blocks;
     return CUDA_OK(cudaMemset(b->ticket_counter, 0, sizeof(unsigned)));
 }
 
@@ -60,40 +68,63 @@ static void buffers_free(struct buffers *b)
     CUDA_OK(cudaFree(b->ticket_counter));
 }
 
-/* The one launch: one block for a small n; otherwise the grid, whose last block (or whose
- * atomicAdds, on a zeroed total) leaves the total on the device. */
-static bool reduce(const float *input, size_t n, unsigned threads, int variant, const struct buffers *b)
+/* The one launch: for a small n the one block; otherwise the grid, whose last block to finish
+ * adds the block sums and leaves the total on the device. atomic-add needs the total zeroed
+ * first, and that is part of its cost. */
+static bool reduce(const float *input, size_t n, const struct shape *shape, const struct buffers *b)
 {
-    if (n <= ONE_BLOCK_ELEMENTS) return CUDA_OK(reduce_in_one_block(input, (unsigned)n, b->total));
-    if (variant == VARIANT_ATOMIC_ADD) CUDA_TRY(cudaMemsetAsync(b->total, 0, sizeof(float), 0));
+    if (one_block(n)) return CUDA_OK(reduce_in_one_block(input, (unsigned)n, b->total, 0));
+    if (shape->variant == VARIANT_ATOMIC_ADD) CUDA_TRY(cudaMemsetAsync(b->total, 0, sizeof(float), 0));
     CUDA_TRY(reduce_in_one_launch(input, n, b->block_sums, b->ticket_counter, b->total,
-                                  blocks_for(n, threads), threads, variant));
+                                  blocks_for(n, shape), shape->threads, shape->variant, 0));
     return true;
 }
 
-/* One size: device memory, the data, timed runs (then CUB's on the same copies), the check
- * against the host's exact sum, and the report. */
+/* The report's launch line: which kernel ran, and its shape. */
+static void describe_launch(struct report *report, size_t n, const struct shape *shape)
+{
+    if (one_block(n))
+        snprintf(report->launch, sizeof report->launch, "1 block x %d threads, %d float4 per thread: the "
+                 "one-block kernel (n <= %d); 1 launch", ONE_BLOCK_THREADS, ONE_BLOCK_VECTORS, ONE_BLOCK_ELEMENTS);
+    else
+        snprintf(report->launch, sizeof report->launch, "%u blocks x %u threads, %d float4 per thread, all in "
+                 "flight at once; 1 launch", blocks_for(n, shape), shape->threads, VECTORS_PER_THREAD);
+}
+
+/* --ceilings: room for the write and the copy of n floats, allocated before the input's
+ * copies so that input_create makes as many of them as still fit. */
+static bool scratch_create(float **scratch, size_t n)
+{
+    CUDA_TRY(cudaMalloc((void **)scratch, n * sizeof(float) + sizeof(float)));
+    return true;
+}
+
+/* One size: device memory, the data, timed runs (then CUB's on the same copies, and with
+ * --ceilings the three ceilings), the check against the host's exact sum, and the report. */
 static int measure(const struct options *o, const struct device_info *device, size_t n)
 {
-    unsigned threads = n <= ONE_BLOCK_ELEMENTS ? ONE_BLOCK_THREADS : o->threads;
+    struct shape shape = {o->threads, o->variant};
     struct buffers buffers = {0};
     struct timer timer = {0};
     struct input input = {0};
+    struct ceilings ceilings = {0};
+    float *scratch = NULL;
     struct report report = report_start(&STEP, device, o, n);
-    bool ok = buffers_create(&buffers, blocks_for(n, o->threads)) && timer_make(&timer, device, o) &&
-              input_create(&input, o, n, device);
+    bool ok = buffers_create(&buffers, blocks_for(n, &shape)) &&
+              (!o->extra[CEILINGS_OPTION] || scratch_create(&scratch, n)) &&
+              timer_make(&timer, device, o) && input_create(&input, o, n, device);
     for (int run = 0; ok && run < o->warmup + o->iters; run++)
-        ok = timer_start(&timer) && reduce(input.copies[run % input.count], n, o->threads, o->variant, &buffers) &&
+        ok = timer_start(&timer) && reduce(input.copies[run % input.count], n, &shape, &buffers) &&
              timer_stop(&timer, run >= o->warmup);
     report.time = timer_summary(&timer);
     ok = ok && total_read(buffers.total, &report.result);
     if (ok && o->cub) ok = cub_time(&input, o, &timer, &report.cub, NULL);
-    snprintf(report.launch, sizeof report.launch, "%u block(s) x %u threads, %d floats per thread "
-             "as float4; 1 launch%s", n <= ONE_BLOCK_ELEMENTS ? 1 : blocks_for(n, threads), threads,
-             n <= ONE_BLOCK_ELEMENTS ? ONE_BLOCK_VECTORS * FLOATS_PER_VECTOR : FLOATS_PER_THREAD,
-             n <= ONE_BLOCK_ELEMENTS ? " (the one-block kernel)" : "");
-    report_judge(&report, &input.reference, depth(n, o->threads, o->variant));
+    if (ok && scratch != NULL) ok = ceilings_measure(&input, o, &timer, scratch, &ceilings);
+    describe_launch(&report, n, &shape);
+    report_judge(&report, &input.reference, depth(n, &shape));
     if (ok) report_print(&report, o);
+    if (ok && scratch != NULL) ceilings_print(&ceilings, &report);
+    if (scratch != NULL) CUDA_OK(cudaFree(scratch));
     buffers_free(&buffers);
     timer_free(&timer);
     input_free(&input);
@@ -104,13 +135,15 @@ static int measure(const struct options *o, const struct device_info *device, si
 static int check_all(const struct options *o, const struct device_info *device)
 {
     struct check *check = check_start(&STEP, o, device);
+    struct shape largest = {STEP.min_threads, o->variant};   /* the most blocks */
     struct buffers buffers = {0};
     struct check_case c;
-    bool ok = check != NULL && buffers_create(&buffers, blocks_for(CHECK_LARGEST_N, STEP.min_threads));
+    bool ok = check != NULL && buffers_create(&buffers, blocks_for(CHECK_LARGEST_N, &largest));
     while (ok && check_next(check, &c)) {
+        struct shape shape = {c.threads, o->variant};
         float total = 0;
-        ok = reduce(c.input, c.n, c.threads, o->variant, &buffers) && total_read(buffers.total, &total);
-        if (ok) check_record(check, &c, total, depth(c.n, c.threads, o->variant));
+        ok = reduce(c.input, c.n, &shape, &buffers) && total_read(buffers.total, &total);
+        if (ok) check_record(check, &c, total, depth(c.n, &shape));
     }
     buffers_free(&buffers);
     return check != NULL ? check_finish(check, ok) : EXIT_ENVIRONMENT;
@@ -122,6 +155,11 @@ int main(int argc, char **argv)
     struct device_info device;
     int status = options_parse(argc, argv, &STEP, &options), worst = EXIT_CORRECT;
     if (status != OPTIONS_RUN) return status;
+    if (options.extra[CEILINGS_OPTION] && (options.check || options.csv || options.quiet)) {
+        fprintf(stderr, "%s: '--ceilings' prints beside the full report: not with --check, --csv or --quiet\n"
+                        "(%s/run --help lists the options)\n", STEP.name, STEP.name);
+        return EXIT_USAGE;
+    }
     if (!device_open(&device, STEP.name)) return EXIT_ENVIRONMENT;
     if (options.check) return check_all(&options, &device);
     if (options.csv) report_csv_header();

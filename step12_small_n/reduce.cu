@@ -1,44 +1,43 @@
-/* step12_small_n — read as fast as the memory allows
+/* step12_small_n — a kernel of its own for small n
  *
- * Before: step09 finished in one launch, but each of its threads kept four 4-byte loads in
- *         flight and then waited for them before the next four: a grid that fills the GPU
- *         once still leaves DRAM idle between a warp's batches, and every float costs one load
- *         instruction and one address computation.
- * Here:   every load is a float4: 16 bytes, so a warp's load instruction covers 512
- *         contiguous bytes. Each thread issues VECTORS_PER_THREAD of them (128 bytes) before it
- *         adds any, and reads nothing else: blocks are short and many, launched in address
- *         order, so the grid streams through DRAM like a single reader with thousands of
- *         requests in flight, and an SM that finishes a block starts the next at once. The
- *         finish is step09's acquire-release ticket; the last block reads the block sums as
- *         float4 too. A float4 must start on a 16-byte boundary: an input pointer that does
- *         not is split into a head (0 to 3 floats), a body of float4, and a tail (0 to 3
- *         floats); the grid's first threads add the head and the tail. Up to
- *         ONE_BLOCK_ELEMENTS floats a kernel of its own does it all: one block whose size the
- *         compiler knows, one group of loads per thread, no ticket.
- *         Deterministic: each element has a fixed thread and every sum a fixed order, so the
- *         same input gives the same bits on every run. --variant atomic-add trades that for
- *         a shorter finish: each block atomicAdd()s its sum into the total.
- * Profile: LDG.E.128 in the SASS; for large n, DRAM throughput near its peak and warps
- *         stalled mostly on "long scoreboard" (waiting for memory, which is the goal); for
- *         small n the time is one launch, one trip to memory, the ticket and the read of the
- *         block sums from L2. */
+ * Before: step11's grid kernel pays at every n for what a grid needs: 64-bit indices, a block
+ *         sum written to memory, a ticket (an atomic on a counter in global memory) and the
+ *         last block's pass over the block sums. For a few thousand floats, that is most of
+ *         the time.
+ * Here:   up to ONE_BLOCK_ELEMENTS floats, reduce_small does it all in one block of
+ *         ONE_BLOCK_THREADS: one group of ONE_BLOCK_VECTORS float4 a thread, 32-bit indices,
+ *         the block's sum written as the total. Larger n take step11's kernel, unchanged.
+ *         The launchers take a stream, so that another program can use this file as it is.
+ * Profile: at n <= ONE_BLOCK_ELEMENTS one kernel of one block, whose time is close to that
+ *         of an empty launch (./step12/run --ceilings prints both). */
 #include <stdint.h>
 #include <cuda/atomic>
 
 #include "reduce.h"
 
-enum { WARP_SIZE = 32 };
-static const unsigned FULL_WARP = 0xffffffffu;
+enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4 };
+/* Every lane of the warp takes part in every shuffle. */
+static constexpr unsigned FULL_WARP_MASK = 0xffffffffu;
 
-/* in[0..n) as float4 can read it: floats up to the first 16-byte boundary, then float4,
- * then the floats after the last whole float4. */
+/* Lane l adds the value of lane l + offset, for offset 16, 8, 4, 2, 1: after the five
+ * steps lane 0 holds the sum of all 32. A lane above 31 - offset gets its own value back
+ * and ends with a sum that lane 0 never reads. All 32 lanes must call it: reading a lane
+ * outside the mask is undefined. */
+static __device__ float warp_sum(float value)
+{
+#pragma unroll
+    for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+        value += __shfl_down_sync(FULL_WARP_MASK, value, offset);
+    return value;
+}
+
+/* in[0..n) as float4 can read it: the floats up to the first 16-byte boundary (head), the
+ * whole float4 after it (body), and the floats after the last whole float4 (tail). */
 struct split_input {
-    const float *head;
-    unsigned head_length;            /* 0..3 */
+    const float *head, *tail;
+    unsigned head_length, tail_length;   /* 0..3 each */
     const float4 *body;
     size_t body_vectors;
-    const float *tail;
-    unsigned tail_length;            /* 0..3 */
 };
 
 static __device__ struct split_input split_at_alignment(const float *in, size_t n)
@@ -60,103 +59,85 @@ static __device__ float4 plus(float4 a, float4 b)
     return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
 }
 
-/* A fixed tree of pairs: the same group is always added in the same order. */
-template <int COUNT>
-static __device__ float4 sum_group(float4 (&group)[COUNT])
-{
-#pragma unroll
-    for (int width = COUNT / 2; width > 0; width /= 2)
-#pragma unroll
-        for (int k = 0; k < width; k++) group[k] = plus(group[k], group[k + width]);
-    return group[0];
-}
-
 static __device__ float sum_lanes(float4 v) { return (v.x + v.y) + (v.z + v.w); }
 
-/* Lane 0 ends with the sum of the lanes below 2 * first_offset. */
-static __device__ float shuffle_sum(float value, unsigned first_offset)
+/* Vector i, i + stride, ... of vectors[0..count), LOADS_IN_FLIGHT loads issued before the
+ * first is added: step09's loop, over float4. */
+static __device__ float4 strided_sum(const float4 *vectors, size_t count, size_t i, size_t stride)
 {
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    float4 sum = zero;
+    for (; i < count; i += LOADS_IN_FLIGHT * stride) {
+        float4 loaded[LOADS_IN_FLIGHT];
 #pragma unroll
-    for (unsigned offset = first_offset; offset > 0; offset /= 2)
-        value += __shfl_down_sync(FULL_WARP, value, offset);
-    return value;
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
+            loaded[k] = i + k * stride < count ? vectors[i + k * stride] : zero;
+#pragma unroll
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
+            sum = plus(sum, loaded[k]);
+    }
+    return sum;
 }
 
-/* step08's block sum, in thread 0, for a block size known when compiling. */
-template <unsigned THREADS>
-static __device__ float block_sum(float value)
-{
-    static_assert(THREADS % WARP_SIZE == 0 && THREADS <= WARP_SIZE * WARP_SIZE, "whole warps, at most 32");
-    __shared__ float warp_sums[THREADS / WARP_SIZE];
-    unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
-    value = shuffle_sum(value, WARP_SIZE / 2);
-    if (lane == 0) warp_sums[warp] = value;
-    __syncthreads();
-    if (warp == 0 && THREADS > WARP_SIZE)
-        value = shuffle_sum(lane < THREADS / WARP_SIZE ? warp_sums[lane] : 0.0f, THREADS / WARP_SIZE / 2);
-    return value;
-}
-
-/* A float4 that this launch reads exactly once: the read-only path that __ldg takes
- * (ld.global.nc), told not to keep the line in L1 (L1::no_allocate), where it would only
- * evict lines that are reused. Measured on the H100, it moved the grid from 95.6% to 95.8% of
- * peak at n = 2^30 and from 83.9% to 84.3% at 2^25 (README). */
-static __device__ float4 load_once(const float4 *address)
-{
-    float4 v;
-    asm("ld.global.nc.L1::no_allocate.v4.f32 {%0, %1, %2, %3}, [%4];"
-        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-        : "l"(address));
-    return v;
-}
-
-/* This thread's VECTORS_PER_THREAD float4: block b owns THREADS * VECTORS_PER_THREAD
- * consecutive vectors, thread t the ones at t, t + THREADS, ... so that each load
- * instruction of a warp covers 512 contiguous bytes. The grid's first threads also add the
- * head and the tail. */
-template <unsigned THREADS>
+/* Block b owns BLOCK_SIZE * VECTORS_PER_THREAD consecutive float4; thread t reads the ones at
+ * t, t + BLOCK_SIZE, ... (a warp's load covers 512 contiguous bytes), all before the first
+ * add. Only the last block tests each load: behind a test apiece, the compiler keeps fewer
+ * loads in flight. Threads 0..3 of the grid also add a float of the head and of the tail. */
+template <unsigned BLOCK_SIZE>
 static __device__ float thread_sum(const float *in, size_t n)
 {
     const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     struct split_input split = split_at_alignment(in, n);
-    size_t first = (size_t)blockIdx.x * THREADS * VECTORS_PER_THREAD + threadIdx.x;
-    size_t thread = (size_t)blockIdx.x * THREADS + threadIdx.x;
-    float4 group[VECTORS_PER_THREAD];
-    if (first + (VECTORS_PER_THREAD - 1) * THREADS < split.body_vectors) {
+    size_t thread = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x;
+    size_t first = (size_t)blockIdx.x * BLOCK_SIZE * VECTORS_PER_THREAD + threadIdx.x;
+    float4 loaded[VECTORS_PER_THREAD], sum = zero;
+    if (first + (VECTORS_PER_THREAD - 1) * BLOCK_SIZE < split.body_vectors) {   /* all in bounds */
 #pragma unroll
-        for (int k = 0; k < VECTORS_PER_THREAD; k++) group[k] = load_once(split.body + first + k * THREADS);
-    } else { /* the last block, cut short by the end of the body */
+        for (unsigned k = 0; k < VECTORS_PER_THREAD; k++) loaded[k] = __ldg(split.body + first + k * BLOCK_SIZE);
+    } else {
 #pragma unroll
-        for (int k = 0; k < VECTORS_PER_THREAD; k++)
-            group[k] = first + k * THREADS < split.body_vectors ? load_once(split.body + first + k * THREADS) : zero;
+        for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
+            loaded[k] = first + k * BLOCK_SIZE < split.body_vectors ? __ldg(split.body + first + k * BLOCK_SIZE) : zero;
     }
+#pragma unroll
+    for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
+        sum = plus(sum, loaded[k]);
     float edges = (thread < split.head_length ? split.head[thread] : 0.0f) +
                   (thread < split.tail_length ? split.tail[thread] : 0.0f);
-    return sum_lanes(sum_group(group)) + edges;
+    return sum_lanes(sum) + edges;
 }
 
-/* The last block reads the block sums as float4, SUM_VECTORS_IN_FLIGHT at once per thread,
- * each thread a fixed subset. Plain loads, not __ldg: other blocks wrote them during this
- * launch, and the read-only path may only be used for data that no one writes meanwhile. */
-template <unsigned THREADS>
+/* The block sums as float4, then the 0..3 after the last whole one. Not __ldg: other blocks
+ * wrote them during this launch, and the read-only path is for data nothing writes meanwhile. */
+template <unsigned BLOCK_SIZE>
 static __device__ float sum_of_block_sums(const float *block_sums, unsigned count)
 {
-    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    const float4 *vectors = reinterpret_cast<const float4 *>(block_sums);
-    unsigned whole = count / FLOATS_PER_VECTOR;
-    float4 acc = zero;
-    for (unsigned i = threadIdx.x; i < whole; i += SUM_VECTORS_IN_FLIGHT * THREADS) {
-        float4 group[SUM_VECTORS_IN_FLIGHT];
-#pragma unroll
-        for (int k = 0; k < SUM_VECTORS_IN_FLIGHT; k++) group[k] = i + k * THREADS < whole ? vectors[i + k * THREADS] : zero;
-        acc = plus(acc, sum_group(group));
-    }
-    unsigned rest = whole * FLOATS_PER_VECTOR + threadIdx.x;
-    return block_sum<THREADS>(sum_lanes(acc) + (rest < count ? block_sums[rest] : 0.0f));
+    unsigned whole = count / FLOATS_PER_VECTOR, rest = whole * FLOATS_PER_VECTOR + threadIdx.x;
+    float4 sum = strided_sum(reinterpret_cast<const float4 *>(block_sums), whole, threadIdx.x, BLOCK_SIZE);
+    return sum_lanes(sum) + (rest < count ? block_sums[rest] : 0.0f);
 }
 
-/* step09's guard in its acquire-release form. */
-static __device__ bool took_last_ticket(unsigned *ticket_counter)
+/* The block's sum, in thread 0: each warp adds its 32 values with shuffles, lane 0 of each
+ * warp leaves the warp's sum in shared memory, and after one barrier the first warp adds
+ * those. */
+template <unsigned BLOCK_SIZE>
+static __device__ float block_sum(float sum)
+{
+    static_assert(BLOCK_SIZE >= WARP_SIZE && BLOCK_SIZE <= 1024 &&
+                      (BLOCK_SIZE & (BLOCK_SIZE - 1)) == 0,
+                  "a power of two from one warp to 1024 threads");
+    __shared__ float warp_sums[WARP_SIZE];
+    unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+    sum = warp_sum(sum);
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) sum = warp_sum(lane < BLOCK_SIZE / WARP_SIZE ? warp_sums[lane] : 0.0f);
+    return sum;
+}
+
+/* Document 000's guard in the C++ memory model: one read-modify-write with acquire-release
+ * order at device scope orders both sides of the ticket, as a fence before it and one after do. */
+static __device__ bool last_block_atomic_ref(unsigned *ticket_counter)
 {
     bool last = false;
     if (threadIdx.x == 0) {
@@ -166,74 +147,86 @@ static __device__ bool took_last_ticket(unsigned *ticket_counter)
     return __syncthreads_or(last);
 }
 
-template <unsigned THREADS, int VARIANT>
-__global__ void __launch_bounds__(THREADS)
-reduce_vectors(const float *in, size_t n, float *block_sums, unsigned *ticket_counter, float *total)
+template <unsigned BLOCK_SIZE, int VARIANT>
+__global__ void __launch_bounds__(BLOCK_SIZE)
+reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
+                  float *total)
 {
-    float sum = block_sum<THREADS>(thread_sum<THREADS>(in, n));
+    float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));
     if (VARIANT == VARIANT_ATOMIC_ADD) {
         if (threadIdx.x == 0) atomicAdd(total, sum);
         return;
     }
-    if (gridDim.x == 1) {            /* a small n: this block's sum is the total */
-        if (threadIdx.x == 0) *total = sum;
-        return;
-    }
     if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;
-    if (!took_last_ticket(ticket_counter)) return;  /* also the barrier block_sum needs again */
-    sum = sum_of_block_sums<THREADS>(block_sums, gridDim.x);
+    if (!last_block_atomic_ref(ticket_counter)) return;
+    /* Every block sum is written and visible. __syncthreads_or was also the barrier that
+     * block_sum needs before it runs again: warp 0 is done reading warp_sums. */
+    sum = block_sum<BLOCK_SIZE>(sum_of_block_sums<BLOCK_SIZE>(block_sums, gridDim.x));
     if (threadIdx.x == 0) {
         *total = sum;
-        *ticket_counter = 0;
+        *ticket_counter = 0;         /* every other block has its ticket: nobody else reads it */
     }
 }
 
-/* Up to ONE_BLOCK_ELEMENTS floats. The grid kernel would do, but pays for what a grid needs
- * (64-bit indices, the ticket, a block size known only to the launcher); here each thread
- * makes one guarded group of loads with 32-bit indices, and loads the head and tail floats
- * after the vectors: they are rarely there, and never worth waiting for first. */
+/* Up to ONE_BLOCK_ELEMENTS floats: step11's loads and block sum in one block whose size the
+ * compiler knows, with 32-bit indices; the block's sum is the total, so no ticket. */
 __global__ void __launch_bounds__(ONE_BLOCK_THREADS) reduce_small(const float *in, unsigned n, float *total)
 {
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     struct split_input split = split_at_alignment(in, n);
     unsigned vectors = (unsigned)split.body_vectors;
-    float4 group[ONE_BLOCK_VECTORS];
+    float4 loaded[ONE_BLOCK_VECTORS], sum = zero;
 #pragma unroll
-    for (int k = 0; k < ONE_BLOCK_VECTORS; k++) {
+    for (unsigned k = 0; k < ONE_BLOCK_VECTORS; k++) {
         unsigned i = threadIdx.x + k * ONE_BLOCK_THREADS;
-        group[k] = i < vectors ? __ldg(split.body + i) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        loaded[k] = i < vectors ? __ldg(split.body + i) : zero;
     }
-    float head = threadIdx.x < split.head_length ? __ldg(split.head + threadIdx.x) : 0.0f;
-    float tail = threadIdx.x < split.tail_length ? __ldg(split.tail + threadIdx.x) : 0.0f;
-    float sum = block_sum<ONE_BLOCK_THREADS>(sum_lanes(sum_group(group)) + (head + tail));
-    if (threadIdx.x == 0) *total = sum;
+#pragma unroll
+    for (unsigned k = 0; k < ONE_BLOCK_VECTORS; k++)
+        sum = plus(sum, loaded[k]);
+    float edges = (threadIdx.x < split.head_length ? split.head[threadIdx.x] : 0.0f) +
+                  (threadIdx.x < split.tail_length ? split.tail[threadIdx.x] : 0.0f);
+    float block_total = block_sum<ONE_BLOCK_THREADS>(sum_lanes(sum) + edges);
+    if (threadIdx.x == 0) *total = block_total;
 }
 
-typedef void (*grid_kernel)(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
-                            float *total);
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums,
+                             unsigned *ticket_counter, float *total);
 
-/* One instantiation per block size that host.c accepts, for each way to finish. */
+/* One instantiation per block size that host.c accepts, for each variant. */
 struct instantiation {
     unsigned block_size;
-    grid_kernel ticket, atomic_add;
+    block_kernel by_variant[2];
 };
-#define BOTH(size) {size, reduce_vectors<size, VARIANT_TICKET>, reduce_vectors<size, VARIANT_ATOMIC_ADD>}
-static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {BOTH(128), BOTH(256), BOTH(512), BOTH(1024)};
+#define VARIANTS(size) {size, {reduce_last_block<size, VARIANT_TICKET>, \
+    reduce_last_block<size, VARIANT_ATOMIC_ADD>}}
+static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
+    VARIANTS(32), VARIANTS(64), VARIANTS(128), VARIANTS(256), VARIANTS(512), VARIANTS(1024),
+};
+
+/* One block per block_size * FLOATS_PER_THREAD floats, at least one: every float4 of the
+ * body, at most n / 4 of them, has a thread. */
+extern "C" unsigned grid_blocks(size_t n, unsigned block_size)
+{
+    size_t per_block = (size_t)block_size * FLOATS_PER_THREAD;
+    return n > per_block ? (unsigned)((n + per_block - 1) / per_block) : 1;
+}
 
 extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                             unsigned *ticket_counter, float *total, unsigned blocks,
-                                            unsigned threads, int variant)
+                                            unsigned threads, int variant, cudaStream_t stream)
 {
+    if (variant < VARIANT_TICKET || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
     for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
         if (instance.block_size != threads) continue;
-        grid_kernel kernel = variant == VARIANT_ATOMIC_ADD ? instance.atomic_add : instance.ticket;
-        kernel<<<blocks, threads>>>(in, n, block_sums, ticket_counter, total);
+        instance.by_variant[variant]<<<blocks, threads, 0, stream>>>(in, n, block_sums, ticket_counter, total);
         return cudaGetLastError();
     }
     return cudaErrorInvalidConfiguration;
 }
 
-extern "C" cudaError_t reduce_in_one_block(const float *in, unsigned n, float *total)
+extern "C" cudaError_t reduce_in_one_block(const float *in, unsigned n, float *total, cudaStream_t stream)
 {
-    reduce_small<<<1, ONE_BLOCK_THREADS>>>(in, n, total);
+    reduce_small<<<1, ONE_BLOCK_THREADS, 0, stream>>>(in, n, total);
     return cudaGetLastError();
 }

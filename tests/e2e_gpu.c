@@ -180,8 +180,12 @@ ParameterizedTest(struct step_and *c, gpu, step05_racy_variants_fail_with_wrong_
  * a total beyond the bound is not. */
 ParameterizedTestParameters(gpu, atomic_add_varies_only_in_its_bits)
 {
-    static struct step_and cases[] = {{9, 0}, {10, 0}};
-    return cr_make_param_array(struct step_and, cases, sizeof cases / sizeof cases[0]);
+    static struct step_and cases[LADDER_STEPS];
+    size_t count = 0;
+    for (int s = 0; s < LADDER_STEPS; s++)
+        for (int v = 0; v < MAX_LISTED_VARIANTS && LADDER[s].other[v] != NULL; v++)
+            if (strcmp(LADDER[s].other[v], "atomic-add") == 0) cases[count++] = (struct step_and){s, v};
+    return cr_make_param_array(struct step_and, cases, count);
 }
 ParameterizedTest(struct step_and *c, gpu, atomic_add_varies_only_in_its_bits, .timeout = CHECK_TIMEOUT_S)
 {
@@ -341,6 +345,31 @@ Test(gpu, step07_clock_prints_two_clock_lines, .timeout = RUN_TIMEOUT_S)
     struct finished run = STEP_RUN(step, GPUS_VISIBLE, "--clock", "-n", "1000003", "--iters", "2", "--warmup", "0");
     cr_expect_eq(run.exit_code, EXIT_CORRECT, "exit %d; stderr:\n%s", run.exit_code, run.err);
     cr_expect_eq(lines_starting(run.out, "clock"), 2, "%s", run.out);
+    finished_free(&run);
+}
+
+/* step12 --ceilings: under the report, a write, a copy and an empty launch of the same bytes,
+ * each with a time above 0, then the step's own time beside them. */
+Test(gpu, step12_ceilings_print_the_write_the_copy_and_the_launch, .timeout = RUN_TIMEOUT_S)
+{
+    static const char *const CEILINGS[] = {"ceiling    write  ", "ceiling    copy   ", "ceiling    launch ",
+                                           "ceiling    read   step12 "};
+    const struct ladder_step *step = step_named("step12");
+    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "-n", "2^20", "--ceilings", "--iters", "2", "--warmup", "0");
+    const char *cursor = run.out;
+    char line[LINE_SIZE];
+    int found[sizeof CEILINGS / sizeof CEILINGS[0]] = {0};
+    cr_expect_eq(run.exit_code, EXIT_CORRECT, "exit %d; stderr:\n%s", run.exit_code, run.err);
+    cr_expect_not_null(strstr(run.out, "-> CORRECT\n"), "%s", run.out);
+    while (next_line(&cursor, line, sizeof line))
+        for (size_t c = 0; c < sizeof CEILINGS / sizeof CEILINGS[0]; c++) {
+            double ms = 0;
+            if (!starts_with(line, CEILINGS[c])) continue;
+            found[c]++;
+            cr_expect(sscanf(line + strlen(CEILINGS[c]), "%lf ms", &ms) == 1 && ms > 0, "no time above 0: %s", line);
+        }
+    for (size_t c = 0; c < sizeof CEILINGS / sizeof CEILINGS[0]; c++)
+        cr_expect_eq(found[c], 1, "%d lines start '%s':\n%s", found[c], CEILINGS[c], run.out);
     finished_free(&run);
 }
 

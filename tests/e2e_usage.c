@@ -58,6 +58,12 @@ static int bad_lines_for(const struct ladder_step *step, struct bad_line *lines)
     lines[count++] = step->correct[0] != NULL ? (struct bad_line){{"--variant", "nope"}, "'nope'"}
                                               : (struct bad_line){{"--variant", "nope"}, "'--variant'"};
     if (strcmp(step->name, "step07") != 0) lines[count++] = (struct bad_line){{"--clock"}, "'--clock'"};
+    if (strcmp(step->name, "step12") != 0) lines[count++] = (struct bad_line){{"--ceilings"}, "'--ceilings'"};
+    else {   /* its ceilings print beside the full report only */
+        lines[count++] = (struct bad_line){{"--ceilings", "--csv"}, "'--ceilings'"};
+        lines[count++] = (struct bad_line){{"--ceilings", "--quiet"}, "'--ceilings'"};
+        lines[count++] = (struct bad_line){{"--check", "--ceilings"}, "'--ceilings'"};
+    }
     return count;
 }
 
@@ -166,6 +172,8 @@ ParameterizedTest(int *index, usage, every_offered_option_is_accepted)
     if (step->grid_size) expect_no_device(step, (const char *const[]){"--blocks", "3", NULL}, "--blocks 3");
     if (step->host_finish) expect_no_device(step, (const char *const[]){"--finish", "cpu", NULL}, "--finish cpu");
     if (strcmp(step->name, "step07") == 0) expect_no_device(step, (const char *const[]){"--clock", NULL}, "--clock");
+    if (strcmp(step->name, "step12") == 0)
+        expect_no_device(step, (const char *const[]){"--ceilings", "-n", "2^10..2^12", NULL}, "--ceilings");
     for (int v = 0; v < MAX_LISTED_VARIANTS; v++) {
         if (step->correct[v] != NULL)
             expect_no_device(step, (const char *const[]){"--variant", step->correct[v], NULL}, step->correct[v]);

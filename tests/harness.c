@@ -35,7 +35,9 @@ const struct ladder_step LADDER[LADDER_STEPS] = {
     {"step07", "step07_blocks", 64, 1024, true, true, {"tree", "thread0"}, {NULL}},
     {"step08", "step08_shuffle", 32, 1024, true, true, {NULL}, {NULL}},
     {"step09", "step09_last_block", 32, 1024, false, true, {"fence", "atomic-ref"}, {"atomic-add"}},
-    {"step12", "step12_small_n", 128, 1024, false, false, {"ticket"}, {"atomic-add"}},
+    {"step10", "step10_vector_loads", 32, 1024, false, true, {"fence", "atomic-ref"}, {"atomic-add"}},
+    {"step11", "step11_in_flight", 32, 1024, false, false, {"ticket"}, {"atomic-add"}},
+    {"step12", "step12_small_n", 32, 1024, false, false, {"ticket"}, {"atomic-add"}},
 };
 
 struct criterion_test_params ladder_indices(void)

@@ -1,0 +1,194 @@
+/* step11_in_flight — every load in flight before the first add, in short blocks
+ *
+ * Before: step10's threads loop: four float4 issued, a wait for all of them, the adds, the
+ *         next round; between rounds nothing is in flight, too little to hide DRAM's latency.
+ * Here:   no loop. Each thread issues its VECTORS_PER_THREAD float4 (read once: __ldg) before
+ *         it adds any; one block per BLOCK_SIZE * FLOATS_PER_THREAD floats turns a few long
+ *         blocks into many short ones. The last block reads the block sums as float4. The
+ *         finish is step09's acquire-release ticket, or --variant atomic-add.
+ * Profile: DRAM throughput up; warps wait on their loads ("long scoreboard": waiting for a
+ *         register that a load has yet to fill) and at the block's barrier. */
+#include <stdint.h>
+#include <cuda/atomic>
+
+#include "reduce.h"
+
+enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4 };
+/* Every lane of the warp takes part in every shuffle. */
+static constexpr unsigned FULL_WARP_MASK = 0xffffffffu;
+
+/* Lane l adds the value of lane l + offset, for offset 16, 8, 4, 2, 1: after the five
+ * steps lane 0 holds the sum of all 32. A lane above 31 - offset gets its own value back
+ * and ends with a sum that lane 0 never reads. All 32 lanes must call it: reading a lane
+ * outside the mask is undefined. */
+static __device__ float warp_sum(float value)
+{
+#pragma unroll
+    for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+        value += __shfl_down_sync(FULL_WARP_MASK, value, offset);
+    return value;
+}
+
+/* in[0..n) as float4 can read it: the floats up to the first 16-byte boundary (head), the
+ * whole float4 after it (body), and the floats after the last whole float4 (tail). */
+struct split_input {
+    const float *head, *tail;
+    unsigned head_length, tail_length;   /* 0..3 each */
+    const float4 *body;
+    size_t body_vectors;
+};
+
+static __device__ struct split_input split_at_alignment(const float *in, size_t n)
+{
+    size_t past_boundary = reinterpret_cast<uintptr_t>(in) % sizeof(float4) / sizeof(float);
+    size_t head = past_boundary ? FLOATS_PER_VECTOR - past_boundary : 0;
+    struct split_input split;
+    split.head = in;
+    split.head_length = (unsigned)(head < n ? head : n);
+    split.body = reinterpret_cast<const float4 *>(in + split.head_length);
+    split.body_vectors = (n - split.head_length) / FLOATS_PER_VECTOR;
+    split.tail = in + split.head_length + split.body_vectors * FLOATS_PER_VECTOR;
+    split.tail_length = (unsigned)(n - split.head_length - split.body_vectors * FLOATS_PER_VECTOR);
+    return split;
+}
+
+static __device__ float4 plus(float4 a, float4 b)
+{
+    return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+
+static __device__ float sum_lanes(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+
+/* Vector i, i + stride, ... of vectors[0..count), LOADS_IN_FLIGHT loads issued before the
+ * first is added: step09's loop, over float4. */
+static __device__ float4 strided_sum(const float4 *vectors, size_t count, size_t i, size_t stride)
+{
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    float4 sum = zero;
+    for (; i < count; i += LOADS_IN_FLIGHT * stride) {
+        float4 loaded[LOADS_IN_FLIGHT];
+#pragma unroll
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
+            loaded[k] = i + k * stride < count ? vectors[i + k * stride] : zero;
+#pragma unroll
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
+            sum = plus(sum, loaded[k]);
+    }
+    return sum;
+}
+
+/* Block b owns BLOCK_SIZE * VECTORS_PER_THREAD consecutive float4; thread t reads the ones at
+ * t, t + BLOCK_SIZE, ... (a warp's load covers 512 contiguous bytes), all before the first
+ * add. Only the last block tests each load: behind a test apiece, the compiler keeps fewer
+ * loads in flight. Threads 0..3 of the grid also add a float of the head and of the tail. */
+template <unsigned BLOCK_SIZE>
+static __device__ float thread_sum(const float *in, size_t n)
+{
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    struct split_input split = split_at_alignment(in, n);
+    size_t thread = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x;
+    size_t first = (size_t)blockIdx.x * BLOCK_SIZE * VECTORS_PER_THREAD + threadIdx.x;
+    float4 loaded[VECTORS_PER_THREAD], sum = zero;
+    if (first + (VECTORS_PER_THREAD - 1) * BLOCK_SIZE < split.body_vectors) {   /* all in bounds */
+#pragma unroll
+        for (unsigned k = 0; k < VECTORS_PER_THREAD; k++) loaded[k] = __ldg(split.body + first + k * BLOCK_SIZE);
+    } else {
+#pragma unroll
+        for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
+            loaded[k] = first + k * BLOCK_SIZE < split.body_vectors ? __ldg(split.body + first + k * BLOCK_SIZE) : zero;
+    }
+#pragma unroll
+    for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
+        sum = plus(sum, loaded[k]);
+    float edges = (thread < split.head_length ? split.head[thread] : 0.0f) +
+                  (thread < split.tail_length ? split.tail[thread] : 0.0f);
+    return sum_lanes(sum) + edges;
+}
+
+/* The block sums as float4, then the 0..3 after the last whole one. Not __ldg: other blocks
+ * wrote them during this launch, and the read-only path is for data nothing writes meanwhile. */
+template <unsigned BLOCK_SIZE>
+static __device__ float sum_of_block_sums(const float *block_sums, unsigned count)
+{
+    unsigned whole = count / FLOATS_PER_VECTOR, rest = whole * FLOATS_PER_VECTOR + threadIdx.x;
+    float4 sum = strided_sum(reinterpret_cast<const float4 *>(block_sums), whole, threadIdx.x, BLOCK_SIZE);
+    return sum_lanes(sum) + (rest < count ? block_sums[rest] : 0.0f);
+}
+
+/* The block's sum, in thread 0: each warp adds its 32 values with shuffles, lane 0 of each
+ * warp leaves the warp's sum in shared memory, and after one barrier the first warp adds
+ * those. */
+template <unsigned BLOCK_SIZE>
+static __device__ float block_sum(float sum)
+{
+    static_assert(BLOCK_SIZE >= WARP_SIZE && BLOCK_SIZE <= 1024 &&
+                      (BLOCK_SIZE & (BLOCK_SIZE - 1)) == 0,
+                  "a power of two from one warp to 1024 threads");
+    __shared__ float warp_sums[WARP_SIZE];
+    unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+    sum = warp_sum(sum);
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) sum = warp_sum(lane < BLOCK_SIZE / WARP_SIZE ? warp_sums[lane] : 0.0f);
+    return sum;
+}
+
+/* Document 000's guard in the C++ memory model: one read-modify-write with acquire-release
+ * order at device scope orders both sides of the ticket, as a fence before it and one after do. */
+static __device__ bool last_block_atomic_ref(unsigned *ticket_counter)
+{
+    bool last = false;
+    if (threadIdx.x == 0) {
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket(*ticket_counter);
+        last = ticket.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
+    }
+    return __syncthreads_or(last);
+}
+
+template <unsigned BLOCK_SIZE, int VARIANT>
+__global__ void __launch_bounds__(BLOCK_SIZE)
+reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
+                  float *total)
+{
+    float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));
+    if (VARIANT == VARIANT_ATOMIC_ADD) {
+        if (threadIdx.x == 0) atomicAdd(total, sum);
+        return;
+    }
+    if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;
+    if (!last_block_atomic_ref(ticket_counter)) return;
+    /* Every block sum is written and visible. __syncthreads_or was also the barrier that
+     * block_sum needs before it runs again: warp 0 is done reading warp_sums. */
+    sum = block_sum<BLOCK_SIZE>(sum_of_block_sums<BLOCK_SIZE>(block_sums, gridDim.x));
+    if (threadIdx.x == 0) {
+        *total = sum;
+        *ticket_counter = 0;         /* every other block has its ticket: nobody else reads it */
+    }
+}
+
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums,
+                             unsigned *ticket_counter, float *total);
+
+/* One instantiation per block size that host.c accepts, for each variant. */
+struct instantiation {
+    unsigned block_size;
+    block_kernel by_variant[2];
+};
+#define VARIANTS(size) {size, {reduce_last_block<size, VARIANT_TICKET>, \
+    reduce_last_block<size, VARIANT_ATOMIC_ADD>}}
+static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
+    VARIANTS(32), VARIANTS(64), VARIANTS(128), VARIANTS(256), VARIANTS(512), VARIANTS(1024),
+};
+
+extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
+                                            unsigned *ticket_counter, float *total, unsigned blocks,
+                                            unsigned threads, int variant)
+{
+    if (variant < VARIANT_TICKET || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
+    for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
+        if (instance.block_size != threads) continue;
+        instance.by_variant[variant]<<<blocks, threads>>>(in, n, block_sums, ticket_counter, total);
+        return cudaGetLastError();
+    }
+    return cudaErrorInvalidConfiguration;
+}
