@@ -21,8 +21,8 @@ endif
 # builds the same way: make stepNN_<name> && ./stepNN_<name>/run
 LADDER := step00_global step01_shared step02_divergence step03_bank step04_idle \
           step05_unroll_warp step06_full_unroll step07_blocks step08_shuffle \
-          step09_last_block step10_vector_loads step11_in_flight step12_small_n step13_generic \
-          step14_multi_gpu
+          step09_last_block step10_vector_loads step11_in_flight step12_small_n step13_gather \
+          step14_generic step15_multi_gpu
 STEP_DIRS := $(sort $(patsubst %/host.c,%,$(wildcard step[0-9][0-9]_*/host.c)))
 LADDER_BUILT := $(filter $(STEP_DIRS),$(LADDER))
 SHORT_NAMES := $(foreach d,$(LADDER_BUILT),$(firstword $(subst _, ,$(d))))
@@ -37,7 +37,7 @@ NVCCFLAGS := -std=c++17 -O3 -lineinfo $(GENCODE) -Icommon -Xcompiler -Wall,-Wext
 LDLIBS := -lcudart -lgomp
 comma := ,
 
-# ---- step14_multi_gpu: NCCL, and MPI where mpicc is installed ----------------------------
+# ---- step15_multi_gpu: NCCL, and MPI where mpicc is installed ----------------------------
 # NCCL: the first of NCCL_HOME, the CUDA toolkit, the system's directories, and the copy that
 # pip's nvidia-nccl package installs (Python says where its folder is).
 PYTHON ?= python3
@@ -65,25 +65,25 @@ for_nvcc = $(or $(patsubst -Wl$(comma)%,-Xlinker %,$(filter -Wl$(comma)%,$(1))),
 MPI_CPPFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LDLIBS := $(foreach flag,$(shell mpicc --showme:link 2>/dev/null),$(call for_nvcc,$(flag)))
 
-STEP14 := step14_multi_gpu
+STEP15 := step15_multi_gpu
 ifeq ($(and $(wildcard $(NCCL_ROOT)/include/nccl.h),$(NCCL_LIBRARY)),)
-STEP_DIRS := $(filter-out $(STEP14),$(STEP_DIRS))
-NCCL_NOTE := $(STEP14) needs NCCL (include/nccl.h and lib/libnccl.so): set NCCL_HOME to build it
+STEP_DIRS := $(filter-out $(STEP15),$(STEP_DIRS))
+NCCL_NOTE := $(STEP15) needs NCCL (include/nccl.h and lib/libnccl.so): set NCCL_HOME to build it
 endif
-# Its kernels are step12's, compiled once (step12_small_n/reduce.cu), not a copy.
-$(STEP14)/run: $(BUILD)/step12_small_n/reduce.o
-$(STEP14)/run: LDLIBS += -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR) \
+# Its kernels are step13's, compiled once (step13_gather/reduce.cu), not a copy.
+$(STEP15)/run: $(BUILD)/step13_gather/reduce.o
+$(STEP15)/run: LDLIBS += -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR) \
                          -l:$(notdir $(NCCL_LIBRARY)) $(MPI_LDLIBS)
-$(BUILD)/$(STEP14)/%.o: CPPFLAGS += -I$(NCCL_ROOT)/include \
+$(BUILD)/$(STEP15)/%.o: CPPFLAGS += -I$(NCCL_ROOT)/include \
                                     $(if $(MPI_CPPFLAGS),-DWITH_MPI $(MPI_CPPFLAGS))
 
-.PHONY: all help test clean ladder bench charts figures profile sanitize accuracy ptx labs grade step12-variants \
+.PHONY: all help test clean ladder bench charts figures profile sanitize accuracy ptx labs grade step13-variants \
         format format-check \
         $(STEP_DIRS) $(SHORT_NAMES)
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 
-all: $(STEP_DIRS) $(SHORT_NAMES) labs step12-variants
+all: $(STEP_DIRS) $(SHORT_NAMES) labs step13-variants
 	$(if $(NCCL_NOTE),@echo "note: $(NCCL_NOTE)")
 
 help:
@@ -124,13 +124,13 @@ $(BUILD)/%.o: %.cu
 # Each program's objects named outright, so that make keeps them and rebuilds a missing one.
 # Named only by the pattern rule below, they would be intermediate files: make would delete
 # them, and a run copied along with a step (cp -r) would pass for up to date.
-$(foreach d,$(STEP_DIRS) step12_small_n/variants,$(eval $(d)/run: $(call step_objects,$(d))))
+$(foreach d,$(STEP_DIRS) step13_gather/variants,$(eval $(d)/run: $(call step_objects,$(d))))
 
 %/run: $$(call step_objects,$$*) $(COMMON_OBJECTS)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
 
-# The kernels step12 was chosen from, timed side by side (step12_small_n/variants/).
-step12-variants: step12_small_n/variants/run
+# The kernels step13 was chosen from, timed side by side (step13_gather/variants/).
+step13-variants: step13_gather/variants/run
 
 # bench/accuracy.sh's CPU sums of the steps' data (no GPU needed to run it)
 $(BUILD)/bench/cpu_sums: $(BUILD)/bench/cpu_sums.o $(COMMON_OBJECTS)
@@ -148,7 +148,7 @@ $(TEST_BINARY): $(TEST_OBJECTS)
 # The tests run the programs as a student does: build them all first (make -j builds them in
 # parallel). The GPU tests share one GPU, so at most four run at once unless CRITERION_JOBS
 # says otherwise. TEST_ARGS goes to Criterion: --verbose lists every test, skipped ones with
-# their reason; --filter 'step14/*' runs some.
+# their reason; --filter 'step15/*' runs some.
 TEST_JOBS := 4
 test: all
 	@tests/ensure-criterion.sh
@@ -195,6 +195,6 @@ format-check:
 
 clean:
 	rm -rf $(BUILD) tests/bin $(addsuffix /run,$(STEP_DIRS)) $(SHORT_NAMES) labs/lab*/program \
-	    step12_small_n/variants/run
+	    step13_gather/variants/run
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

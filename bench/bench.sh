@@ -29,14 +29,14 @@ SMALL_ITERS=200
 LARGE_ITERS=50
 SPEED_STEP=step12          # also over the largest sizes, where the memory allows
 SPEED_LAST_EXPONENTS=(31 32)
-SKIPPED_STEPS=(step14)     # several GPUs: not part of this sweep
+SKIPPED_STEPS=(step15)     # several GPUs: not part of this sweep
 WRITE_FLUSH_STEPS=(step10 step11 step12)   # also measured with an L2 full of dirty lines
-OPTIONAL_STEPS=(step13)    # measured where it is built
+OPTIONAL_STEPS=(step14)    # measured where it is built
 BYTES_PER_FLOAT=4
 HEADROOM_MIB=1024          # beyond one copy of the input: the L2 scratch, CUB, the runtime
 COMMITTED_CSV=docs/results/bench.csv
 SUBSET_CSV=build/bench/bench.csv
-declare -A STEP_ARGUMENTS=([step13]="--op sum --type float")
+declare -A STEP_ARGUMENTS=([step14]="--op sum --type float")
 
 # ---- what to run ----
 selected_directories() {

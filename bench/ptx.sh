@@ -13,7 +13,7 @@ DEFAULT_ARCH=sm_90
 OUT=build/ptx
 NVCC_FLAGS=(-std=c++17 -O3 -lineinfo)    # the Makefile's NVCCFLAGS that shape the code
 
-# step14's kernels may include nccl.h: the include directory the Makefile would use.
+# step15's kernels may include nccl.h: the include directory the Makefile would use.
 nccl_include() {
     local directory
     for directory in "${NCCL_HOME:-}" "${CUDA_HOME:-/usr/local/cuda}" \
@@ -37,7 +37,7 @@ main() {
         source=$directory/reduce.cu
         [ -f "$source" ] || { note "$directory has no reduce.cu: left out"; continue; }
         flags=("${NVCC_FLAGS[@]}" -arch="$arch" -Icommon -I"$directory")
-        [ "$(short_name "$directory")" != step14 ] || flags+=("$(nccl_include)")
+        [ "$(short_name "$directory")" != step15 ] || flags+=("$(nccl_include)")
         if ! "$nvcc" "${flags[@]}" -ptx "$source" -o "$OUT/$directory.ptx"; then
             failed+=("$directory"); continue
         fi

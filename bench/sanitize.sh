@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make sanitize (on a GPU): compute-sanitizer's memcheck, racecheck, synccheck and initcheck
-# on every step binary of the ladder (step13 and step14 where built, their default variant),
+# on every step binary of the ladder (step14 and step15 where built, their default variant),
 # at an odd n and at n = 1, one run each (--iters 1 --warmup 0 --quiet --no-cub). It passes when
 #   - every correct variant (and every step without variants) is clean under all four
 #     tools: exit code 0 and no error or hazard in the tool's summary;
@@ -33,9 +33,9 @@ declare -A EXPECTED=(
     [step05:wrong-unrolled]=racy
 )
 # Steps checked with their default variant only (small runs of the later steps)
-DEFAULT_ONLY=(step13 step14)
+DEFAULT_ONLY=(step14 step15)
 # Runs beside a step's default, where the binary offers the options: "step|option|arguments"
-EXTRA_RUNS=("step13|--op|--op dot --type double")
+EXTRA_RUNS=("step14|--op|--op dot --type double")
 COMMITTED_TABLE=docs/results/sanitize.txt
 SUBSET_TABLE=build/bench/sanitize.txt
 
@@ -49,11 +49,11 @@ run_case() {
     [ "$variant" = - ] || arguments+=(--variant "$variant")
     # shellcheck disable=SC2206 # extra holds words such as "--op dot --type double"
     [ -z "$extra" ] || arguments+=($extra)
-    # While NCCL starts (step14), it asks for the attributes of the kernels it ships for other
+    # While NCCL starts (step15), it asks for the attributes of the kernels it ships for other
     # GPUs and handles the "no kernel image" answer itself: memcheck would count those API
     # errors as the step's. Bad memory accesses are reported all the same.
     local tool_options=()
-    case $directory in step14*) tool_options=(--report-api-errors no) ;; esac
+    case $directory in step15*) tool_options=(--report-api-errors no) ;; esac
     "$sanitizer" --tool "$tool" "${tool_options[@]}" --error-exitcode "$ERROR_EXIT" "$directory/run" "${arguments[@]}" \
         >"$work/$index.log" 2>&1
     echo "$?" >"$work/$index.status"
@@ -171,10 +171,10 @@ main() {
         done
         out=$SUBSET_TABLE
     else
-        # step13 and step14 only where they are built; the rest must be
+        # step14 and step15 only where they are built; the rest must be
         for directory in "${LADDER[@]}"; do
             case $(short_name "$directory") in
-            step13 | step14)
+            step14 | step15)
                 [ -x "$directory/run" ] || { note "$directory is not built: left out"; continue; } ;;
             esac
             directories+=("$directory")

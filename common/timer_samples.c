@@ -1,4 +1,4 @@
-/* Timers that keep samples measured some other way: step14 times several GPUs with their own
+/* Timers that keep samples measured some other way: step15 times several GPUs with their own
  * events and keeps one figure per run (toolbox.h, timing section). */
 #include <string.h>
 

@@ -1,11 +1,11 @@
-/* step14_multi_gpu's program, run as a student runs it: its own option --gpus and its
- * variants, refused with exit code 2 and a message that names the bad value; --help; a
- * machine that shows it no GPU (exit 3). With a GPU: every variant's --check on all visible
- * GPUs and on one, n smaller than the number of GPUs (and 0), the report's own lines, and one
- * process per GPU under mpirun. Without a GPU, or without mpirun, those are skipped, never
- * passed. The tests run from the repository root after `make` (`make test` does both). */
+/* step14_generic's program, run as a student runs it. Without a GPU: its own options --op and
+ * --type, refused with exit code 2 and a message that names the bad value; --help, which lists
+ * them; a machine that shows it no GPU (exit 3). With a GPU: --check over every (op, type);
+ * each pair's verdict at a prime n; the empty input's identities; a CSV row with two values;
+ * and document 001's dot product with its launch and its CPU finish. Without a GPU those are
+ * skipped, never passed. The tests run from the repository root after `make` (`make test`
+ * does both). */
 #include <criterion/criterion.h>
-#include <criterion/parameterized.h>
 #include <errno.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -20,18 +20,20 @@
 
 extern char **environ;
 
-static const char PROGRAM[] = "./step14_multi_gpu/run";
-static const char MPIRUN[] = "mpirun";
-static const char *const VARIANTS[] = {"local", "gather", "elementwise"};
-enum { VARIANT_COUNT = sizeof VARIANTS / sizeof VARIANTS[0] };
+static const char PROGRAM[] = "./step14_generic/run";
+static const char *const OPS[] = {"sum", "min", "max", "sumsq", "dot"};
+static const char *const TYPES[] = {"int", "float", "double"};
+enum { OP_COUNT = sizeof OPS / sizeof OPS[0], TYPE_COUNT = sizeof TYPES / sizeof TYPES[0] };
 /* An empty CUDA_VISIBLE_DEVICES hides every GPU, so these paths run the same anywhere. */
 static const char HIDE_EVERY_GPU[] = "CUDA_VISIBLE_DEVICES=";
 static const char CHECK_PASSED[] = "check: all ";
-static const char WITHOUT_MPI[] = "built without MPI";
-enum { MAX_WORDS = 16, GPU_TEST_TIMEOUT_S = 600 };
-/* mpirun that cannot start its rank (a container without the network it expects) may wait
- * forever: coreutils' timeout ends it, and the test fails saying so. */
-static const char MPIRUN_LIMIT_S[] = "300";
+static const char CSV_HEADER[] = "step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,"
+                                 "gb_per_s,peak_pct,cub_ms_median,ratio_to_cub,device,cuda";
+/* Below the real count (15 pairs on each integer case, 10 on each real-valued one: 183,330
+ * on the matrix of common/check.c), far above a matrix that ran one pair: a --check that
+ * skipped most pairs fails. */
+enum { FEWEST_CHECK_CASES = 100000 };
+enum { MAX_WORDS = 16, LINE = 512, CHECK_TIMEOUT_S = 1800, RUN_TIMEOUT_S = 600 };
 
 enum gpus { GPUS_SHOWN, GPUS_HIDDEN };
 struct outcome {
@@ -57,7 +59,7 @@ static char **environment_without_gpus(void)
 /* The whole file as a string; closes it. */
 static char *read_all(FILE *file)
 {
-    cr_assert_eq(fseek(file, 0, SEEK_END), 0);
+    cr_assert_eq(fseek(file, 0, SEEK_END), 0, "fseek: %s", strerror(errno));
     long size = ftell(file);
     cr_assert_geq(size, 0);
     rewind(file);
@@ -68,30 +70,7 @@ static char *read_all(FILE *file)
     return text;
 }
 
-/* words[0] is the program (looked up on PATH); stdout and stderr each into a temporary file. */
-static struct outcome run_words(const char *const *words, enum gpus gpus)
-{
-    FILE *out = tmpfile(), *err = tmpfile();
-    cr_assert(out != NULL && err != NULL, "tmpfile: %s", strerror(errno));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fileno(out), STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, fileno(err), STDERR_FILENO);
-    char **environment = gpus == GPUS_HIDDEN ? environment_without_gpus() : environ;
-    pid_t pid;
-    int spawn_error = posix_spawnp(&pid, words[0], &actions, NULL, (char *const *)words, environment);
-    posix_spawn_file_actions_destroy(&actions);
-    if (environment != environ) free(environment);
-    cr_assert_eq(spawn_error, 0, "cannot start %s: %s", words[0], strerror(spawn_error));
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
-    struct outcome outcome = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out), read_all(err)};
-    cr_log_info("%s ... -> exit %d\n--- stdout\n%s--- stderr\n%s", words[0], outcome.exit_code, outcome.out,
-                outcome.err);
-    return outcome;
-}
-
-/* The step's program with up to MAX_WORDS - 2 arguments (NULL-terminated). */
+/* The program with the NULL-terminated args; stdout and stderr each into a temporary file. */
 static struct outcome run_program(enum gpus gpus, const char *const *args)
 {
     const char *words[MAX_WORDS] = {PROGRAM};
@@ -101,7 +80,22 @@ static struct outcome run_program(enum gpus gpus, const char *const *args)
         cr_assert_lt(i + 2, MAX_WORDS, "too many arguments for this test");
         words[i + 1] = args[i];
     }
-    return run_words(words, gpus);
+    FILE *out = tmpfile(), *err = tmpfile();
+    cr_assert(out != NULL && err != NULL, "tmpfile: %s", strerror(errno));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fileno(out), STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, fileno(err), STDERR_FILENO);
+    char **environment = gpus == GPUS_HIDDEN ? environment_without_gpus() : environ;
+    pid_t pid;
+    int spawn_error = posix_spawn(&pid, PROGRAM, &actions, NULL, (char *const *)words, environment);
+    posix_spawn_file_actions_destroy(&actions);
+    if (environment != environ) free(environment);
+    cr_assert_eq(spawn_error, 0, "cannot start %s: %s", PROGRAM, strerror(spawn_error));
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
+    struct outcome outcome = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out), read_all(err)};
+    return outcome;
 }
 #define RUN(gpus, ...) run_program((gpus), (const char *const[]){__VA_ARGS__, NULL})
 
@@ -120,162 +114,187 @@ static void require_gpu(void)
         cr_skip_test("no CUDA device: %s", status != cudaSuccess ? cudaGetErrorString(status) : "none found");
 }
 
-/* Whether `name` is an executable file in a directory of PATH. */
-static bool on_path(const char *name)
-{
-    const char *path = getenv("PATH");
-    char *copy = strdup(path != NULL ? path : ""), *saved = NULL, candidate[4096];
-    bool found = false;
-    cr_assert_not_null(copy);
-    for (char *dir = strtok_r(copy, ":", &saved); dir != NULL && !found; dir = strtok_r(NULL, ":", &saved)) {
-        snprintf(candidate, sizeof candidate, "%s/%s", dir, name);
-        found = access(candidate, X_OK) == 0;
-    }
-    free(copy);
-    return found;
-}
-
 static int count_lines(const char *text)
 {
     int lines = 0;
-    for (; *text; text++) lines += *text == '\n';
+    for (; *text != '\0'; text++) lines += *text == '\n';
     return lines;
 }
 
-/* --check's summary line is the last line of stdout. */
-static void expect_check_passed(const struct outcome *o, const char *what)
+/* Line `index` (0: the first) of text, without its newline, into line[LINE]. */
+static const char *line_at(const char *text, int index, char *line)
 {
-    const char *summary = strstr(o->out, CHECK_PASSED);
-    cr_expect_eq(o->exit_code, EXIT_CORRECT, "%s: exit %d\n%s%s", what, o->exit_code, o->out, o->err);
-    cr_expect(summary != NULL && strchr(summary, '\n') == summary + strlen(summary) - 1,
-              "%s: no passing summary line '%s...' at the end of stdout:\n%s", what, CHECK_PASSED, o->out);
-    cr_expect(strstr(o->out, "FAILED") == NULL, "%s: failing cases:\n%s", what, o->out);
+    for (int i = 0; i < index && text != NULL; i++) text = strchr(text, '\n') ? strchr(text, '\n') + 1 : NULL;
+    snprintf(line, LINE, "%.*s", text ? (int)strcspn(text, "\n") : 0, text ? text : "");
+    return line;
 }
 
 /* ---- without a GPU ------------------------------------------------------------------------ */
 
-Test(step14, help_lists_gpus_and_every_variant)
+Test(step14, help_lists_op_and_type_with_their_values)
 {
     struct outcome o = RUN(GPUS_HIDDEN, "--help");
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "--help: exit %d", o.exit_code);
-    cr_expect(strstr(o.out, "usage: step14/run") != NULL, "--help:\n%s", o.out);
-    cr_expect(strstr(o.out, "--gpus K") != NULL, "--help does not offer --gpus:\n%s", o.out);
-    for (int v = 0; v < VARIANT_COUNT; v++)
-        cr_expect(strstr(o.out, VARIANTS[v]) != NULL, "--help does not list variant %s:\n%s", VARIANTS[v], o.out);
+    cr_expect(strncmp(o.out, "usage: step14/run [options]\n", strlen("usage: step14/run [options]\n")) == 0,
+              "--help:\n%s", o.out);
+    cr_expect(strstr(o.out, "--op O") != NULL && strstr(o.out, "--type T") != NULL, "--help:\n%s", o.out);
+    for (int k = 0; k < OP_COUNT; k++)
+        cr_expect(strstr(o.out, OPS[k]) != NULL, "--help lacks %s:\n%s", OPS[k], o.out);
+    for (int k = 0; k < TYPE_COUNT; k++)
+        cr_expect(strstr(o.out, TYPES[k]) != NULL, "--help lacks %s:\n%s", TYPES[k], o.out);
+    cr_expect(strstr(o.out, "--finish") != NULL && strstr(o.out, "--blocks") != NULL,
+              "--help lacks document 001's --finish or --blocks:\n%s", o.out);
+    cr_expect_str_empty(o.err, "--help: stderr: %s", o.err);
     outcome_free(&o);
 }
 
 /* A bad command line, and what the message must quote. */
-struct bad_line { const char *words[3]; const char *named; };
+struct bad_line { const char *words[5]; const char *named; };
 static const struct bad_line BAD_LINES[] = {
-    {{"--gpus", "0"}, "'0'"},       {{"--gpus", "x"}, "'x'"},         {{"--gpus", "-1"}, "'-1'"},
-    {{"--gpus", "2x"}, "'2x'"},     {{"--gpus", "65"}, "'65'"},       {{"--gpus", ""}, "''"},
-    {{"--gpus"}, "'--gpus'"},       {{"--variant", "bogus"}, "'bogus'"},
-    {{"--variant", "allreduce"}, "'allreduce'"}, {{"--threads", "64"}, "'64'"},
+    {{"--op", "bogus"}, "'bogus'"},
+    {{"--op", "SUM"}, "'SUM'"},
+    {{"--op="}, "''"},
+    {{"--op"}, "'--op'"},
+    {{"--type", "long"}, "'long'"},
+    {{"--type", "half"}, "'half'"},
+    {{"--type"}, "'--type'"},
+    {{"--op", "dot", "--type", "char"}, "'char'"},
+    {{"--type", "int", "--pattern", "real"}, "'real'"},
+    {{"--type", "int", "--pattern", "cancel"}, "'cancel'"},
 };
 
-Test(step14, bad_command_lines_exit_2_naming_the_value)
+Test(step14, bad_op_and_type_exit_2_naming_the_value)
 {
     for (size_t b = 0; b < sizeof BAD_LINES / sizeof BAD_LINES[0]; b++) {
         const struct bad_line *bad = &BAD_LINES[b];
         /* GPUs hidden: the command line must be refused before any device is looked at */
         struct outcome o = run_program(GPUS_HIDDEN, bad->words);
-        cr_expect_eq(o.exit_code, EXIT_USAGE, "%s %s: exit %d, not %d", bad->words[0],
-                     bad->words[1] ? bad->words[1] : "", o.exit_code, EXIT_USAGE);
-        cr_expect(strstr(o.err, bad->named) != NULL, "%s: stderr does not name %s:\n%s", bad->words[0],
+        const char *value = bad->words[1] ? bad->words[1] : "";
+        cr_expect_eq(o.exit_code, EXIT_USAGE, "%s %s: exit %d, not %d", bad->words[0], value, o.exit_code, EXIT_USAGE);
+        cr_expect(strstr(o.err, bad->named) != NULL, "%s %s: stderr does not name %s:\n%s", bad->words[0], value,
                   bad->named, o.err);
-        cr_expect_eq(o.out[0], '\0', "%s: a usage error printed on stdout:\n%s", bad->words[0], o.out);
+        cr_expect(strstr(o.err, "step14/run --help") != NULL, "%s %s: stderr does not point to --help:\n%s",
+                  bad->words[0], value, o.err);
+        cr_expect_str_empty(o.out, "%s %s: a usage error printed on stdout:\n%s", bad->words[0], value, o.out);
         outcome_free(&o);
     }
 }
 
-Test(step14, no_gpu_exits_3_saying_so)
+/* --check has its own patterns: --type int beside a real-valued --pattern is no error there. */
+Test(step14, check_takes_type_int_whatever_the_pattern)
 {
-    const char *const *lines[] = {(const char *const[]){"-n", "7", NULL},
-                                  (const char *const[]){"--check", "--gpus", "1", NULL},
-                                  (const char *const[]){"--variant", "gather", NULL}};
+    struct outcome o = RUN(GPUS_HIDDEN, "--check", "--type", "int", "--pattern", "real");
+    cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "exit %d (a usage error is 2):\n%s", o.exit_code, o.err);
+    outcome_free(&o);
+}
+
+Test(step14, hidden_gpus_exit_3_saying_no_cuda_device)
+{
+    const char *const *lines[] = {(const char *const[]){NULL},
+                                  (const char *const[]){"--check", NULL},
+                                  (const char *const[]){"--op", "dot", "--type", "double", "-n", "7", NULL},
+                                  (const char *const[]){"--csv", "--op", "sumsq", "--type", "int", NULL}};
     for (size_t l = 0; l < sizeof lines / sizeof lines[0]; l++) {
         struct outcome o = run_program(GPUS_HIDDEN, lines[l]);
-        cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "%s: exit %d, not %d", lines[l][0], o.exit_code, EXIT_ENVIRONMENT);
-        cr_expect(strstr(o.err, "step14: no CUDA device") != NULL, "%s: stderr:\n%s", lines[l][0], o.err);
+        const char *what = lines[l][0] ? lines[l][0] : "(no options)";
+        cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "%s: exit %d, not %d", what, o.exit_code, EXIT_ENVIRONMENT);
+        cr_expect(strstr(o.err, "step14: no CUDA device") != NULL, "%s: stderr:\n%s", what, o.err);
+        cr_expect_str_empty(o.out, "%s: stdout (not even a CSV header): %s", what, o.out);
         outcome_free(&o);
     }
 }
 
 /* ---- on a GPU ----------------------------------------------------------------------------- */
 
-ParameterizedTestParameters(step14, check_passes_on_every_visible_gpu)
-{
-    static int variants[VARIANT_COUNT];
-    for (int v = 0; v < VARIANT_COUNT; v++) variants[v] = v;
-    return cr_make_param_array(int, variants, VARIANT_COUNT);
-}
-
-ParameterizedTest(int *variant, step14, check_passes_on_every_visible_gpu, .timeout = GPU_TEST_TIMEOUT_S)
+Test(step14, check_passes_for_every_op_and_type, .timeout = CHECK_TIMEOUT_S)
 {
     require_gpu();
-    struct outcome o = RUN(GPUS_SHOWN, "--check", "--variant", VARIANTS[*variant]);
-    expect_check_passed(&o, VARIANTS[*variant]);
+    struct outcome o = RUN(GPUS_SHOWN, "--check");
+    const char *summary = strstr(o.out, CHECK_PASSED);
+    long cases = summary != NULL ? strtol(summary + strlen(CHECK_PASSED), NULL, 10) : 0;
+    cr_expect_eq(o.exit_code, EXIT_CORRECT, "--check: exit %d\n%s%s", o.exit_code, o.out, o.err);
+    cr_expect(summary != NULL && strchr(summary, '\n') == summary + strlen(summary) - 1,
+              "no passing summary line '%s...' at the end of stdout:\n%s", CHECK_PASSED, o.out);
+    cr_expect_geq(cases, FEWEST_CHECK_CASES, "only %ld cases: not every (op, type) ran:\n%s", cases, o.out);
+    cr_expect(strstr(o.out, "FAILED") == NULL, "failing cases:\n%s", o.out);
     outcome_free(&o);
 }
 
-Test(step14, check_passes_on_one_gpu, .timeout = GPU_TEST_TIMEOUT_S)
+/* --op and --type narrow --check to the pairs they name. */
+Test(step14, check_of_one_pair_runs_fewer_cases, .timeout = CHECK_TIMEOUT_S)
 {
     require_gpu();
-    struct outcome o = RUN(GPUS_SHOWN, "--gpus", "1", "--check");
-    expect_check_passed(&o, "--gpus 1");
+    struct outcome o = RUN(GPUS_SHOWN, "--check", "--op", "sumsq", "--type", "int");
+    const char *summary = strstr(o.out, CHECK_PASSED);
+    long cases = summary != NULL ? strtol(summary + strlen(CHECK_PASSED), NULL, 10) : 0;
+    cr_expect_eq(o.exit_code, EXIT_CORRECT, "exit %d\n%s%s", o.exit_code, o.out, o.err);
+    cr_expect(cases > 0 && cases < FEWEST_CHECK_CASES, "%ld cases for one pair:\n%s", cases, o.out);
     outcome_free(&o);
 }
 
-/* n below the number of GPUs: some shards are empty, and the total must still be exact. */
-Test(step14, fewer_elements_than_gpus_are_summed_exactly, .timeout = GPU_TEST_TIMEOUT_S)
-{
-    static const char *const SIZES[] = {"0", "1", "7"};
-    require_gpu();
-    for (int v = 0; v < VARIANT_COUNT; v++)
-        for (size_t s = 0; s < sizeof SIZES / sizeof SIZES[0]; s++) {
-            struct outcome o = RUN(GPUS_SHOWN, "-n", SIZES[s], "--quiet", "--variant", VARIANTS[v],
-                                   "--pattern", "uniform");
-            cr_expect_eq(o.exit_code, EXIT_CORRECT, "-n %s --variant %s: exit %d\n%s", SIZES[s], VARIANTS[v],
-                         o.exit_code, o.err);
-            cr_expect(count_lines(o.out) == 1 && strstr(o.out, " CORRECT\n") != NULL,
-                      "-n %s --variant %s --quiet: not one CORRECT line:\n%s", SIZES[s], VARIANTS[v], o.out);
-            outcome_free(&o);
-        }
-}
-
-Test(step14, the_report_has_the_multi_gpu_lines, .timeout = GPU_TEST_TIMEOUT_S)
-{
-    static const char *const LINES[] = {"\ncheck ", "\ntime ", "\nbandwidth ", "\ngpus ", "\ncombine ",
-                                        "\none GPU ", "\nspeed-up "};
-    require_gpu();
-    struct outcome o = RUN(GPUS_SHOWN, "-n", "2^20", "--iters", "3", "--warmup", "1", "--no-cub");
-    cr_expect_eq(o.exit_code, EXIT_CORRECT, "exit %d\n%s", o.exit_code, o.err);
-    for (size_t l = 0; l < sizeof LINES / sizeof LINES[0]; l++)
-        cr_expect(strstr(o.out, LINES[l]) != NULL, "no line starting '%s' in the report:\n%s", LINES[l] + 1, o.out);
-    cr_expect(strstr(o.out, "-> CORRECT") != NULL, "the report's verdict:\n%s", o.out);
-    outcome_free(&o);
-}
-
-/* One process per GPU, as across machines: here a single process, so that it runs on any machine with one GPU.
- * As root, OpenMPI's mpirun refuses to start without --allow-run-as-root. */
-Test(step14, check_passes_under_mpirun, .timeout = GPU_TEST_TIMEOUT_S)
+/* A prime n: partial rounds, a partial last block, a short tail, for every instantiation. */
+Test(step14, every_op_and_type_is_correct, .timeout = RUN_TIMEOUT_S)
 {
     require_gpu();
-    if (!on_path(MPIRUN)) cr_skip_test("no %s on PATH: the one-process-per-GPU mode is not tried", MPIRUN);
-    const char *words[MAX_WORDS] = {"timeout", MPIRUN_LIMIT_S, MPIRUN};
-    int w = 3;
-    if (geteuid() == 0) words[w++] = "--allow-run-as-root";
-    words[w++] = "-np";
-    words[w++] = "1";
-    words[w++] = PROGRAM;
-    words[w++] = "--check";
-    struct outcome o = run_words(words, GPUS_SHOWN);
-    if (o.exit_code == EXIT_ENVIRONMENT && strstr(o.err, WITHOUT_MPI) != NULL) {
+    for (int k = 0; k < OP_COUNT * TYPE_COUNT; k++) {
+        const char *op = OPS[k / TYPE_COUNT], *type = TYPES[k % TYPE_COUNT];
+        char start[LINE];
+        struct outcome o = RUN(GPUS_SHOWN, "--op", op, "--type", type, "--quiet", "-n", "1000003");
+        snprintf(start, sizeof start, "step14 %s:%s n=1000003 pattern=uniform result=", op, type);
+        cr_expect_eq(o.exit_code, EXIT_CORRECT, "%s:%s: exit %d\n%s%s", op, type, o.exit_code, o.out, o.err);
+        cr_expect(count_lines(o.out) == 1 && strncmp(o.out, start, strlen(start)) == 0 &&
+                      strstr(o.out, " CORRECT\n") != NULL,
+                  "%s:%s --quiet: not one CORRECT line starting '%s':\n%s", op, type, start, o.out);
         outcome_free(&o);
-        cr_skip_test("%s was %s (no mpicc when it was built): rebuild it where mpicc is on PATH", PROGRAM, WITHOUT_MPI);
     }
-    cr_expect_neq(o.exit_code, 124, "mpirun -np 1 did not finish within %s s", MPIRUN_LIMIT_S);
-    expect_check_passed(&o, "mpirun -np 1");
+}
+
+/* No element: the operator's identity, 0 for the sums, the type's extremes for min and max. */
+Test(step14, an_empty_input_gives_each_identity, .timeout = RUN_TIMEOUT_S)
+{
+    static const struct { const char *op, *type, *result; } EMPTY[] = {
+        {"sum", "int", "result=0 "},        {"sumsq", "float", "result=0;0 "}, {"dot", "double", "result=0 "},
+        {"min", "int", "result=2147483647 "}, {"max", "int", "result=-2147483648 "},
+        {"min", "float", "result=inf "},    {"max", "double", "result=-inf "}};
+    require_gpu();
+    for (size_t e = 0; e < sizeof EMPTY / sizeof EMPTY[0]; e++) {
+        struct outcome o = RUN(GPUS_SHOWN, "--op", EMPTY[e].op, "--type", EMPTY[e].type, "-n", "0", "--quiet",
+                               "--no-cub");
+        cr_expect_eq(o.exit_code, EXIT_CORRECT, "%s:%s -n 0: exit %d\n%s", EMPTY[e].op, EMPTY[e].type,
+                     o.exit_code, o.err);
+        cr_expect(strstr(o.out, EMPTY[e].result) != NULL && strstr(o.out, " CORRECT\n") != NULL,
+                  "%s:%s -n 0: no '%s' or not CORRECT:\n%s", EMPTY[e].op, EMPTY[e].type, EMPTY[e].result, o.out);
+        outcome_free(&o);
+    }
+}
+
+/* The shared CSV header; sumsq's result and expected columns hold "sum;sum of squares". */
+Test(step14, csv_has_the_shared_header_and_two_values_for_sumsq, .timeout = RUN_TIMEOUT_S)
+{
+    char line[LINE];
+    require_gpu();
+    struct outcome o = RUN(GPUS_SHOWN, "--csv", "--op", "sumsq", "--type", "int", "-n", "2^10..2^12");
+    cr_expect_eq(o.exit_code, EXIT_CORRECT, "exit %d\n%s", o.exit_code, o.err);
+    cr_expect_eq(count_lines(o.out), 4, "a header and three rows:\n%s", o.out);
+    cr_expect_str_eq(line_at(o.out, 0, line), CSV_HEADER);
+    for (int row = 1; row <= 3; row++) {
+        line_at(o.out, row, line);
+        cr_expect(strncmp(line, "step14,sumsq:int,", strlen("step14,sumsq:int,")) == 0, "row %d: %s", row, line);
+        cr_expect(strchr(line, ';') != NULL, "row %d has no 'sum;squares' value: %s", row, line);
+        cr_expect(strstr(line, ",0;0,0;0,1,") != NULL, "row %d: not exact (error 0;0, bound 0;0) and ok: %s",
+                  row, line);
+    }
+    outcome_free(&o);
+}
+
+/* Document 001: 32 blocks of 256 threads, a[i] * b[i], the block results added on the CPU. */
+Test(step14, document_001s_dot_product_runs_with_its_launch_and_cpu_finish, .timeout = RUN_TIMEOUT_S)
+{
+    require_gpu();
+    struct outcome o = RUN(GPUS_SHOWN, "--op", "dot", "--blocks", "32", "--threads", "256", "--finish", "cpu");
+    cr_expect_eq(o.exit_code, EXIT_CORRECT, "exit %d\n%s%s", o.exit_code, o.out, o.err);
+    cr_expect(strstr(o.out, "32 blocks x 256 threads") != NULL, "the launch is not document 001's:\n%s", o.out);
+    cr_expect(strstr(o.out, "the host merges the partials (document 001)") != NULL, "not the host finish:\n%s", o.out);
+    cr_expect(strstr(o.out, "-> CORRECT") != NULL, "the verdict:\n%s", o.out);
     outcome_free(&o);
 }

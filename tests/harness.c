@@ -38,6 +38,7 @@ const struct ladder_step LADDER[LADDER_STEPS] = {
     {"step10", "step10_vector_loads", 32, 1024, false, true, {"fence", "atomic-ref"}, {"atomic-add"}},
     {"step11", "step11_in_flight", 32, 1024, false, false, {"ticket"}, {"atomic-add"}},
     {"step12", "step12_small_n", 32, 1024, false, false, {"ticket"}, {"atomic-add"}},
+    {"step13", "step13_gather", 32, 1024, false, false, {"gather", "ticket"}, {"atomic-add"}},
 };
 
 struct criterion_test_params ladder_indices(void)

@@ -1,4 +1,4 @@
-/* step14_multi_gpu: several GPUs as one team (team.h says what each function does).
+/* step15_multi_gpu: several GPUs as one team (team.h says what each function does).
  *
  * How several GPUs are timed. Each run flushes every GPU's L2 (the toolbox's timer_start, on
  * the GPU's stream 0, followed by its start event); every GPU's own stream waits for all the
@@ -247,14 +247,15 @@ size_t shard_start(size_t n, int rank, int size)
     return (n * (size_t)rank + (size_t)size - 1) / (size_t)size;
 }
 
-/* step12's device memory beside the input, for the most blocks any block size needs. */
+/* step13's device memory beside the input, for the most blocks any block size needs: a 64-bit
+ * word per block, the total, and the ticket counter, zeroed once; each launch leaves them 0. */
 static bool scratch_create(struct scratch *s, size_t n)
 {
-    unsigned blocks = grid_blocks(n, FEWEST_THREADS);
-    size_t padded = (blocks + FLOATS_PER_VECTOR - 1) / FLOATS_PER_VECTOR * FLOATS_PER_VECTOR;
-    CUDA_TRY(cudaMalloc((void **)&s->block_sums, (padded + 1) * sizeof(float)));
+    size_t words = (size_t)grid_blocks(n, FEWEST_THREADS) * sizeof(unsigned long long);
+    CUDA_TRY(cudaMalloc((void **)&s->block_sums, words + sizeof(float)));
     CUDA_TRY(cudaMalloc((void **)&s->ticket_counter, sizeof(unsigned)));
-    s->total = s->block_sums + padded;
+    s->total = (float *)((char *)s->block_sums + words);
+    CUDA_TRY(cudaMemset(s->block_sums, 0, words));
     return CUDA_OK(cudaMemset(s->ticket_counter, 0, sizeof(unsigned)));
 }
 
@@ -488,7 +489,7 @@ bool team_total(struct team *t, int variant, float *total, bool *held)
     *held = false;
     for (int i = 0; i < t->count; i++) {
         struct gpu *g = &t->gpus[i];
-        if (variant == VARIANT_GATHER && g->rank != 0) continue;
+        if (variant == DATA_GATHERED && g->rank != 0) continue;
         CUDA_TRY(cudaSetDevice(g->device));
         CUDA_TRY(cudaStreamSynchronize(g->stream));
         CUDA_TRY(cudaMemcpy(&value, g->scratch.total, sizeof value, cudaMemcpyDeviceToHost));

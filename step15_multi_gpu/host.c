@@ -1,7 +1,7 @@
-/* step14_multi_gpu: the program.
+/* step15_multi_gpu: the program.
  * It reads top to bottom like the other steps: the options, the data, device memory, the
  * runs, the check, the time, the report. New here: the data lies on K GPUs, each reduces its
- * own shard with step12's kernel (reduce.c picks it), and NCCL adds the K totals. team.c
+ * own shard with step13's kernel (reduce.c picks it), and NCCL adds the K totals. team.c
  * sets up the GPUs and NCCL and times several GPUs at once; processes.c holds the MPI calls
  * for mpirun. A call that fails has said why: the program frees what it holds and exits 3. */
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 enum { GPUS_OPTION = 0 }; /* --gpus among the step's own options */
 
 static const struct step_info STEP = {
-    .name = "step14",
+    .name = "step15",
     .title = "Several GPUs: each reduces its own shard, NCCL adds the totals",
     .min_threads = FEWEST_THREADS,
     .max_threads = MOST_THREADS,
@@ -36,7 +36,7 @@ static const struct step_info STEP = {
  * shard has the longest chain. */
 static unsigned depth(size_t n, int gpus, unsigned threads, int variant)
 {
-    if (variant == VARIANT_GATHER) return reduce_depth(n, threads);
+    if (variant == DATA_GATHERED) return reduce_depth(n, threads);
     return (unsigned)gpus - 1 + reduce_depth(shard_start(n, 1, gpus), threads);
 }
 
@@ -44,31 +44,31 @@ static unsigned depth(size_t n, int gpus, unsigned threads, int variant)
  * shards (elementwise), or all n on GPU 0 (gather). */
 static const float *reduction_input(const struct gpu *g, int variant)
 {
-    return variant == VARIANT_ELEMENTWISE ? g->summed : g->shard;
+    return variant == DATA_SUMMED_ELEMENTWISE ? g->summed : g->shard;
 }
 
 static size_t reduction_length(const struct gpu *g, size_t n, int gpus, int variant)
 {
-    if (variant == VARIANT_LOCAL) return g->length;
-    return variant == VARIANT_GATHER ? n : shard_start(n, 1, gpus);
+    if (variant == DATA_LOCAL) return g->length;
+    return variant == DATA_GATHERED ? n : shard_start(n, 1, gpus);
 }
 
 /* One run of the chosen way, on every GPU's stream: the combine comes after the reductions
  * (local) or before them. The total ends on every GPU (gather: on GPU 0). */
 static bool run_variant(struct team *t, size_t n, unsigned threads, int variant)
 {
-    if (variant == VARIANT_GATHER && !team_gather(t, n)) return false;
-    if (variant == VARIANT_ELEMENTWISE && !team_allreduce_arrays(t, shard_start(n, 1, t->size)))
+    if (variant == DATA_GATHERED && !team_gather(t, n)) return false;
+    if (variant == DATA_SUMMED_ELEMENTWISE && !team_allreduce_arrays(t, shard_start(n, 1, t->size)))
         return false;
     for (int i = 0; i < t->count; i++) {
         const struct gpu *g = &t->gpus[i];
-        if (variant == VARIANT_GATHER && g->rank != 0) continue; /* its shard is on GPU 0 now */
+        if (variant == DATA_GATHERED && g->rank != 0) continue; /* its shard is on GPU 0 now */
         const float *in = reduction_input(g, variant);
         size_t length = reduction_length(g, n, t->size, variant);
         CUDA_TRY(cudaSetDevice(g->device));
         CUDA_TRY(reduce_on_stream(in, length, threads, &g->scratch, g->stream));
     }
-    return variant != VARIANT_LOCAL || team_allreduce_totals(t);
+    return variant != DATA_LOCAL || team_allreduce_totals(t);
 }
 
 /* The same data in every process (element i depends only on the seed and i), its exact sum,
@@ -113,10 +113,10 @@ static int measure(struct team *t, const struct options *o, size_t n)
     int status = EXIT_ENVIRONMENT;
 
     if (!host_data(o, n, &whole)) goto done;
-    if (!team_buffers(t, n, o->variant == VARIANT_ELEMENTWISE)) goto done;
+    if (!team_buffers(t, n, o->variant == DATA_SUMMED_ELEMENTWISE)) goto done;
     if (!team_scatter(t, whole.host, whole.host, n)) goto done;
     if (first != NULL && !time_alone(first, o, &whole, &report, &alone)) goto done;
-    if (o->variant == VARIANT_GATHER && !team_poison(t, n)) goto done;
+    if (o->variant == DATA_GATHERED && !team_poison(t, n)) goto done;
     for (int run = 0; run < o->warmup + o->iters; run++) {
         if (!team_clock_start(t)) goto done;
         if (!run_variant(t, n, o->threads, o->variant)) goto done;
@@ -126,9 +126,9 @@ static int measure(struct team *t, const struct options *o, size_t n)
     if (!team_total(t, o->variant, &report.result, &held)) goto done;
 
     snprintf(report.launch, sizeof report.launch,
-             "%d shard(s) of %zu .. %zu floats; step12's kernel (--threads %u) on %s", t->size,
+             "%d shard(s) of %zu .. %zu floats; step13's kernel (--threads %u) on %s", t->size,
              n / t->size, shard_start(n, 1, t->size), o->threads,
-             o->variant == VARIANT_GATHER ? "GPU 0 over all n" : "every GPU over a shard's length");
+             o->variant == DATA_GATHERED ? "GPU 0 over all n" : "every GPU over a shard's length");
     report_judge(&report, &whole.reference, depth(n, t->size, o->threads, o->variant));
     status = EXIT_CORRECT; /* a process that holds no total has nothing to judge */
     if (!held) goto done;
@@ -150,12 +150,12 @@ static int check_all(struct team *t, const struct options *o, const struct devic
 
     if (!CUDA_OK(cudaSetDevice(t->gpus[0].device))) return EXIT_ENVIRONMENT;
     if ((check = check_start(&STEP, o, device)) == NULL) return EXIT_ENVIRONMENT;
-    if (!team_buffers(t, CHECK_LARGEST_N, o->variant == VARIANT_ELEMENTWISE)) goto done;
+    if (!team_buffers(t, CHECK_LARGEST_N, o->variant == DATA_SUMMED_ELEMENTWISE)) goto done;
     while (check_next(check, &c)) {
         float total = 0;
         bool held = false;
         if (!team_scatter(t, c.input, c.host, c.n)) goto done;
-        if (o->variant == VARIANT_GATHER && !team_poison(t, c.n)) goto done;
+        if (o->variant == DATA_GATHERED && !team_poison(t, c.n)) goto done;
         if (!run_variant(t, c.n, c.threads, o->variant)) goto done;
         if (!team_total(t, o->variant, &total, &held)) goto done;
         if (held) check_record(check, &c, total, depth(c.n, t->size, c.threads, o->variant));

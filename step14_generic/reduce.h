@@ -1,4 +1,4 @@
-/* step13_generic: what host.c and reduce.cu agree on. reduce.cu instantiates one kernel
+/* step14_generic: what host.c and reduce.cu agree on. reduce.cu instantiates one kernel
  * template for each operator and type; host.c picks an instantiation by (op, type) and
  * reads its result as doubles, so the host never needs to know the accumulator's layout. */
 #ifndef STEP_REDUCE_H

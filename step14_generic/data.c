@@ -1,4 +1,4 @@
-/* step13_generic: the data in the chosen type. The patterns make floats (common/pattern.c);
+/* step14_generic: the data in the chosen type. The patterns make floats (common/pattern.c);
  * an int or double input is those floats converted on the device, which every value of an
  * integer pattern survives exactly (host.c refuses --type int for a real-valued pattern). */
 #include <stdlib.h>

@@ -1,8 +1,8 @@
-/* step13_generic: the host's side of five operators on three types. data.c puts the data on
+/* step14_generic: the host's side of five operators on three types. data.c puts the data on
  * the device in the chosen type; verdict.c knows the names, works out the expected result on
  * the host with its error bound, and prints what a run or a --check case found. */
-#ifndef STEP13_GENERIC_H
-#define STEP13_GENERIC_H
+#ifndef STEP14_GENERIC_H
+#define STEP14_GENERIC_H
 
 #include "reduce.h"
 #include "toolbox.h"

@@ -1,4 +1,4 @@
-/* step13_generic: the program.
+/* step14_generic: the program.
  * It reads top to bottom like the other steps: the options, the data, device memory, the
  * launch and the finish, the check, the time, the report. It is longer than they are because
  * it runs five operators on three types; what those need besides (their names, the data in
@@ -17,7 +17,7 @@ enum { WARP_LEVELS = 5 };        /* shuffles within a warp, and again over the w
 enum { OP_OPTION, TYPE_OPTION }; /* the step's own options, in the order of STEP.extras */
 
 static const struct step_info STEP = {
-    .name = "step13",
+    .name = "step14",
     .title = "Any type, any operator: one kernel template (document 002)",
     .min_threads = 32,
     .max_threads = 1024,

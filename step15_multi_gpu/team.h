@@ -1,4 +1,4 @@
-/* step14_multi_gpu: the GPUs a process drives and how they meet. NCCL joins the GPUs; under
+/* step15_multi_gpu: the GPUs a process drives and how they meet. NCCL joins the GPUs; under
  * mpirun, MPI starts one process per GPU and hands them NCCL's id. host.c is the program;
  * team.c keeps the set-up, the combines and the clocks of several GPUs out of its way. */
 #ifndef STEP_TEAM_H
@@ -10,8 +10,9 @@
 #include "toolbox.h"
 
 enum { MAX_GPUS = 64 };
-/* The order of host.c's variants: where the data meets the reduction. */
-enum { VARIANT_LOCAL, VARIANT_GATHER, VARIANT_ELEMENTWISE };
+/* The order of host.c's variants: where the data meets the reduction (local: where it lies;
+ * gather: copied to GPU 0 first; elementwise: the shards added into one by NCCL first). */
+enum { DATA_LOCAL, DATA_GATHERED, DATA_SUMMED_ELEMENTWISE };
 
 /* A failed NCCL call prints where, what and why; the caller unwinds (exit code 3). */
 bool nccl_succeeded(ncclResult_t status, const char *call, const char *file, int line);

@@ -1,25 +1,25 @@
-/* step14_multi_gpu: what host.c, team.c and reduce.c agree on. The kernels are step12's,
- * compiled from step12_small_n/reduce.cu (the Makefile links its object into this step): a
+/* step15_multi_gpu: what host.c, team.c and reduce.c agree on. The kernels are step13's,
+ * compiled from step13_gather/reduce.cu (the Makefile links its object into this step): a
  * fix there reaches this step too. What is new is the choice of kernel for n, on a stream of
  * the caller's choice, one per GPU. */
-#ifndef STEP14_REDUCE_H
-#define STEP14_REDUCE_H
+#ifndef STEP15_REDUCE_H
+#define STEP15_REDUCE_H
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-#include "../step12_small_n/reduce.h"
+#include "../step13_gather/reduce.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The block sizes step12's grid kernel is compiled for: 128, 256, 512, 1024. */
+/* The block sizes step13's grid kernel is compiled for, and the default. */
 enum { FEWEST_THREADS = 128, MOST_THREADS = 1024, DEFAULT_THREADS = 512 };
 
 /* Device memory the launch needs beside its input, on the GPU that runs it. */
 struct scratch {
-    float *block_sums;        /* room for grid_blocks() floats, rounded up to float4 */
+    float *block_sums;        /* a 64-bit word per block of grid_blocks(), zeroed once */
     float *total;             /* where the launch leaves the sum */
     unsigned *ticket_counter; /* 0 before and after every launch */
 };
@@ -30,7 +30,7 @@ unsigned reduce_depth(size_t n, unsigned threads);
 
 /* The sum of in[0..n), any n and any alignment of `in`, into *s->total, enqueued on `stream`
  * of the current device: the one-block kernel up to ONE_BLOCK_ELEMENTS, otherwise one launch
- * of the grid kernel, whose last block adds the block sums (step09's ticket). */
+ * of the grid kernel, whose block that starts last gathers the block sums (step13). */
 cudaError_t reduce_on_stream(const float *in, size_t n, unsigned threads, const struct scratch *s,
                              cudaStream_t stream);
 

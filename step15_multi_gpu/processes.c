@@ -1,4 +1,4 @@
-/* step14_multi_gpu: every MPI call of the step (team.h says what each function does). MPI is
+/* step15_multi_gpu: every MPI call of the step (team.h says what each function does). MPI is
  * used only when mpirun started the program: it starts one process per GPU, and hands rank
  * 0's NCCL id to the others. A build without MPI (no mpicc when it was built) keeps the same
  * functions: mpi_start says how to rebuild, and the others are never reached. */
@@ -80,7 +80,7 @@ bool mpi_start(struct team *t)
     fprintf(stderr,
             "%s: started by mpirun, but built without MPI (no mpicc was found when it was built).\n"
             "  Run it without mpirun, and one process drives every GPU; or install OpenMPI's\n"
-            "  development files and rebuild: make step14_multi_gpu\n",
+            "  development files and rebuild: make step15_multi_gpu\n",
             t->program);
     return false;
 }

@@ -1,4 +1,4 @@
-/* step13_generic — any type, any operator (document 002)
+/* step14_generic — any type, any operator (document 002)
  *
  * Before: step12 read floats as fast as the memory allows, but only floats, and only to add
  *         them: every piece of the ladder (the loads, the shuffles, the array of warp sums,

@@ -1,4 +1,4 @@
-/* step13_generic: the names of the operators and types, the expected result of each (op, type)
+/* step14_generic: the names of the operators and types, the expected result of each (op, type)
  * worked out on the host, its error bound, and the lines that report it. */
 #include <float.h>
 #include <limits.h>
@@ -184,7 +184,7 @@ static void print_human(const struct report *r, struct pair p, const struct expe
             "check      exact (integers the accumulator holds, or a comparison): error %s -> %s\n",
             errors, verdict);
     else
-        printf("check      |error| %s <= bound %s (depth %u, step13_generic/README.md) -> %s\n",
+        printf("check      |error| %s <= bound %s (depth %u, step14_generic/README.md) -> %s\n",
                errors, bounds, r->depth, verdict);
     printf("time       %.4f ms median, %.4f .. %.4f ms over %d runs, the L2 flushed before each\n",
            r->time.median_ms, r->time.min_ms, r->time.max_ms, r->time.runs);

@@ -1,0 +1,290 @@
+/* step13_gather — the finish without a fence: the block that starts last gathers the sums
+ *
+ * Before: step12's grid ends with step09's ticket. Every block writes its sum, then thread 0
+ *         takes a ticket with an acquire-release atomic: the release waits until the sum has
+ *         reached memory, the atomic waits for its answer, and the last block then reads every
+ *         sum. Those three trips to memory, one after another, follow the last block's loads,
+ *         so they add their latency to every launch, whatever n is.
+ * Here:   each block draws a ticket when it starts (a relaxed atomicAdd that overlaps its
+ *         loads), and publishes its sum as one 64-bit word: the float's bits beside a flag
+ *         that says "written". A word is stored whole, so whoever sees the flag sees the sum,
+ *         and no fence is needed. The block that drew the last ticket knows that every other
+ *         block has started, so they will all finish: it waits for their words (all or nearly
+ *         all there by the time it has done its own loads), adds them in index order, the
+ *         same order on every run, and clears them for the next launch. The ticket finish
+ *         stays as --variant ticket, to be measured beside it.
+ * Profile: per launch, one atomic per block at its start instead of a fence and an atomic at
+ *         its end; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time. */
+#include <stdint.h>
+#include <cuda/atomic>
+
+#include "reduce.h"
+
+enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4, TAGS_IN_FLIGHT = 16 };
+/* Every lane of the warp takes part in every shuffle. */
+static constexpr unsigned FULL_WARP_MASK = 0xffffffffu;
+
+/* Lane l adds the value of lane l + offset, for offset 16, 8, 4, 2, 1: after the five
+ * steps lane 0 holds the sum of all 32. A lane above 31 - offset gets its own value back
+ * and ends with a sum that lane 0 never reads. All 32 lanes must call it: reading a lane
+ * outside the mask is undefined. */
+static __device__ float warp_sum(float value)
+{
+#pragma unroll
+    for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+        value += __shfl_down_sync(FULL_WARP_MASK, value, offset);
+    return value;
+}
+
+/* in[0..n) as float4 can read it: the floats up to the first 16-byte boundary (head), the
+ * whole float4 after it (body), and the floats after the last whole float4 (tail). */
+struct split_input {
+    const float *head, *tail;
+    unsigned head_length, tail_length;   /* 0..3 each */
+    const float4 *body;
+    size_t body_vectors;
+};
+
+static __device__ struct split_input split_at_alignment(const float *in, size_t n)
+{
+    size_t past_boundary = reinterpret_cast<uintptr_t>(in) % sizeof(float4) / sizeof(float);
+    size_t head = past_boundary ? FLOATS_PER_VECTOR - past_boundary : 0;
+    struct split_input split;
+    split.head = in;
+    split.head_length = (unsigned)(head < n ? head : n);
+    split.body = reinterpret_cast<const float4 *>(in + split.head_length);
+    split.body_vectors = (n - split.head_length) / FLOATS_PER_VECTOR;
+    split.tail = in + split.head_length + split.body_vectors * FLOATS_PER_VECTOR;
+    split.tail_length = (unsigned)(n - split.head_length - split.body_vectors * FLOATS_PER_VECTOR);
+    return split;
+}
+
+static __device__ float4 plus(float4 a, float4 b)
+{
+    return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+
+static __device__ float sum_lanes(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+
+/* Vector i, i + stride, ... of vectors[0..count), LOADS_IN_FLIGHT loads issued before the
+ * first is added: step09's loop, over float4. */
+static __device__ float4 strided_sum(const float4 *vectors, size_t count, size_t i, size_t stride)
+{
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    float4 sum = zero;
+    for (; i < count; i += LOADS_IN_FLIGHT * stride) {
+        float4 loaded[LOADS_IN_FLIGHT];
+#pragma unroll
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
+            loaded[k] = i + k * stride < count ? vectors[i + k * stride] : zero;
+#pragma unroll
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
+            sum = plus(sum, loaded[k]);
+    }
+    return sum;
+}
+
+/* Block b owns BLOCK_SIZE * VECTORS_PER_THREAD consecutive float4; thread t reads the ones at
+ * t, t + BLOCK_SIZE, ... (a warp's load covers 512 contiguous bytes), all before the first
+ * add. Only the last block tests each load: behind a test apiece, the compiler keeps fewer
+ * loads in flight. Threads 0..3 of the grid also add a float of the head and of the tail. */
+template <unsigned BLOCK_SIZE>
+static __device__ float thread_sum(const float *in, size_t n)
+{
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    struct split_input split = split_at_alignment(in, n);
+    size_t thread = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x;
+    size_t first = (size_t)blockIdx.x * BLOCK_SIZE * VECTORS_PER_THREAD + threadIdx.x;
+    float4 loaded[VECTORS_PER_THREAD], sum = zero;
+    if (first + (VECTORS_PER_THREAD - 1) * BLOCK_SIZE < split.body_vectors) {   /* all in bounds */
+#pragma unroll
+        for (unsigned k = 0; k < VECTORS_PER_THREAD; k++) loaded[k] = __ldg(split.body + first + k * BLOCK_SIZE);
+    } else {
+#pragma unroll
+        for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
+            loaded[k] = first + k * BLOCK_SIZE < split.body_vectors ? __ldg(split.body + first + k * BLOCK_SIZE) : zero;
+    }
+#pragma unroll
+    for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
+        sum = plus(sum, loaded[k]);
+    float edges = (thread < split.head_length ? split.head[thread] : 0.0f) +
+                  (thread < split.tail_length ? split.tail[thread] : 0.0f);
+    return sum_lanes(sum) + edges;
+}
+
+/* The block sums as float4, then the 0..3 after the last whole one. Not __ldg: other blocks
+ * wrote them during this launch, and the read-only path is for data nothing writes meanwhile. */
+template <unsigned BLOCK_SIZE>
+static __device__ float sum_of_block_sums(const float *block_sums, unsigned count)
+{
+    unsigned whole = count / FLOATS_PER_VECTOR, rest = whole * FLOATS_PER_VECTOR + threadIdx.x;
+    float4 sum = strided_sum(reinterpret_cast<const float4 *>(block_sums), whole, threadIdx.x, BLOCK_SIZE);
+    return sum_lanes(sum) + (rest < count ? block_sums[rest] : 0.0f);
+}
+
+/* The block's sum, in thread 0: each warp adds its 32 values with shuffles, lane 0 of each
+ * warp leaves the warp's sum in shared memory, and after one barrier the first warp adds
+ * those. */
+template <unsigned BLOCK_SIZE>
+static __device__ float block_sum(float sum)
+{
+    static_assert(BLOCK_SIZE >= WARP_SIZE && BLOCK_SIZE <= 1024 &&
+                      (BLOCK_SIZE & (BLOCK_SIZE - 1)) == 0,
+                  "a power of two from one warp to 1024 threads");
+    __shared__ float warp_sums[WARP_SIZE];
+    unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+    sum = warp_sum(sum);
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) sum = warp_sum(lane < BLOCK_SIZE / WARP_SIZE ? warp_sums[lane] : 0.0f);
+    return sum;
+}
+
+/* Document 000's guard in the C++ memory model: one read-modify-write with acquire-release
+ * order at device scope orders both sides of the ticket, as a fence before it and one after do. */
+static __device__ bool last_block_atomic_ref(unsigned *ticket_counter)
+{
+    bool last = false;
+    if (threadIdx.x == 0) {
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket(*ticket_counter);
+        last = ticket.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
+    }
+    return __syncthreads_or(last);
+}
+
+/* A block sum as the gatherer sees it: the float's bits in the low half, WRITTEN in the high
+ * half. 0 is "not yet": the gatherer leaves every word 0 for the next launch. */
+static constexpr unsigned long long WRITTEN = 1ull << 32;
+using published_sum = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+
+static __device__ void publish(unsigned long long *tagged_sums, float sum)
+{
+    published_sum(tagged_sums[blockIdx.x]).store(WRITTEN | __float_as_uint(sum), cuda::memory_order_relaxed);
+}
+
+/* The gatherer's thread t adds the sums of blocks t, t + BLOCK_SIZE, ... in that order,
+ * loading TAGS_IN_FLIGHT words at a time and loading them again until all are written. */
+template <unsigned BLOCK_SIZE>
+static __device__ float gather_block_sums(unsigned long long *tagged_sums, unsigned count)
+{
+    float sum = 0.0f;
+    for (unsigned first = threadIdx.x; first < count; first += TAGS_IN_FLIGHT * BLOCK_SIZE) {
+        unsigned long long word[TAGS_IN_FLIGHT];
+        bool all_written;
+        do {
+            all_written = true;
+#pragma unroll
+            for (unsigned k = 0; k < TAGS_IN_FLIGHT; k++) {
+                unsigned i = first + k * BLOCK_SIZE;
+                word[k] = i < count ? published_sum(tagged_sums[i]).load(cuda::memory_order_relaxed) : WRITTEN;
+                all_written = all_written && word[k] >= WRITTEN;
+            }
+        } while (!all_written);
+#pragma unroll
+        for (unsigned k = 0; k < TAGS_IN_FLIGHT; k++) {
+            unsigned i = first + k * BLOCK_SIZE;
+            sum += __uint_as_float((unsigned)word[k]);
+            if (i < count) tagged_sums[i] = 0;
+        }
+    }
+    return sum;
+}
+
+template <unsigned BLOCK_SIZE, int VARIANT>
+__global__ void __launch_bounds__(BLOCK_SIZE)
+reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
+                  float *total)
+{
+    __shared__ unsigned start_ticket;
+    if (VARIANT == VARIANT_GATHER && threadIdx.x == 0) start_ticket = atomicAdd(ticket_counter, 1u);
+    float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));
+    if (VARIANT == VARIANT_GATHER) {
+        /* start_ticket was written before block_sum's barrier, so every thread reads it. */
+        unsigned long long *tagged_sums = reinterpret_cast<unsigned long long *>(block_sums);
+        if (threadIdx.x == 0) publish(tagged_sums, sum);
+        if (start_ticket != gridDim.x - 1) return;
+        __syncthreads();             /* warp 0 is done reading warp_sums before block_sum again */
+        sum = block_sum<BLOCK_SIZE>(gather_block_sums<BLOCK_SIZE>(tagged_sums, gridDim.x));
+        if (threadIdx.x == 0) {
+            *total = sum;
+            *ticket_counter = 0;     /* every block has drawn its ticket */
+        }
+        return;
+    }
+    if (VARIANT == VARIANT_ATOMIC_ADD) {
+        if (threadIdx.x == 0) atomicAdd(total, sum);
+        return;
+    }
+    if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;
+    if (!last_block_atomic_ref(ticket_counter)) return;
+    /* Every block sum is written and visible. __syncthreads_or was also the barrier that
+     * block_sum needs before it runs again: warp 0 is done reading warp_sums. */
+    sum = block_sum<BLOCK_SIZE>(sum_of_block_sums<BLOCK_SIZE>(block_sums, gridDim.x));
+    if (threadIdx.x == 0) {
+        *total = sum;
+        *ticket_counter = 0;         /* every other block has its ticket: nobody else reads it */
+    }
+}
+
+/* Up to ONE_BLOCK_ELEMENTS floats: step11's loads and block sum in one block whose size the
+ * compiler knows, with 32-bit indices; the block's sum is the total, so no ticket. */
+__global__ void __launch_bounds__(ONE_BLOCK_THREADS) reduce_small(const float *in, unsigned n, float *total)
+{
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    struct split_input split = split_at_alignment(in, n);
+    unsigned vectors = (unsigned)split.body_vectors;
+    float4 loaded[ONE_BLOCK_VECTORS], sum = zero;
+#pragma unroll
+    for (unsigned k = 0; k < ONE_BLOCK_VECTORS; k++) {
+        unsigned i = threadIdx.x + k * ONE_BLOCK_THREADS;
+        loaded[k] = i < vectors ? __ldg(split.body + i) : zero;
+    }
+#pragma unroll
+    for (unsigned k = 0; k < ONE_BLOCK_VECTORS; k++)
+        sum = plus(sum, loaded[k]);
+    float edges = (threadIdx.x < split.head_length ? split.head[threadIdx.x] : 0.0f) +
+                  (threadIdx.x < split.tail_length ? split.tail[threadIdx.x] : 0.0f);
+    float block_total = block_sum<ONE_BLOCK_THREADS>(sum_lanes(sum) + edges);
+    if (threadIdx.x == 0) *total = block_total;
+}
+
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums,
+                             unsigned *ticket_counter, float *total);
+
+/* One instantiation per block size that host.c accepts, for each variant. */
+struct instantiation {
+    unsigned block_size;
+    block_kernel by_variant[3];
+};
+#define VARIANTS(size) {size, {reduce_last_block<size, VARIANT_GATHER>, \
+    reduce_last_block<size, VARIANT_TICKET>, reduce_last_block<size, VARIANT_ATOMIC_ADD>}}
+static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
+    VARIANTS(32), VARIANTS(64), VARIANTS(128), VARIANTS(256), VARIANTS(512), VARIANTS(1024),
+};
+
+/* One block per block_size * FLOATS_PER_THREAD floats, at least one: every float4 of the
+ * body, at most n / 4 of them, has a thread. */
+extern "C" unsigned grid_blocks(size_t n, unsigned block_size)
+{
+    size_t per_block = (size_t)block_size * FLOATS_PER_THREAD;
+    return n > per_block ? (unsigned)((n + per_block - 1) / per_block) : 1;
+}
+
+extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
+                                            unsigned *ticket_counter, float *total, unsigned blocks,
+                                            unsigned threads, int variant, cudaStream_t stream)
+{
+    if (variant < VARIANT_GATHER || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
+    for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
+        if (instance.block_size != threads) continue;
+        instance.by_variant[variant]<<<blocks, threads, 0, stream>>>(in, n, block_sums, ticket_counter, total);
+        return cudaGetLastError();
+    }
+    return cudaErrorInvalidConfiguration;
+}
+
+extern "C" cudaError_t reduce_in_one_block(const float *in, unsigned n, float *total, cudaStream_t stream)
+{
+    reduce_small<<<1, ONE_BLOCK_THREADS, 0, stream>>>(in, n, total);
+    return cudaGetLastError();
+}

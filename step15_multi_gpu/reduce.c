@@ -1,0 +1,42 @@
+/* step15_multi_gpu — the same kernel, on every GPU at once
+ *
+ * Before: step13 read one GPU's memory about as fast as it allows. One GPU cannot go faster;
+ *         only more memory read in parallel can, and that memory sits on other GPUs.
+ * Here:   the kernels are step13's, unchanged and not copied: step13_gather/reduce.cu is
+ *         compiled once and linked into this step too. host.c gives every GPU its shard of
+ *         the input; each GPU reduces its shard where it lies, on a stream of its own, and
+ *         NCCL combines the one float per GPU on the same stream, after the kernel. Only
+ *         step13's deterministic gather finish is used (no atomicAdd variant), so that a GPU's
+ *         total has the same bits on every run. The --variant options move the data instead,
+ *         to show what that costs.
+ * Profile: per GPU, the same as step13 (LDG.E.128, DRAM throughput near its peak). Across
+ *         GPUs, use Nsight Systems (nsys profile --trace=cuda,nvtx ./step15/run): one row per
+ *         GPU; the kernels should overlap in time, and the NCCL kernel after them should be
+ *         a sliver for the default variant; for gather, the peer copies into GPU 0 and its
+ *         one long kernel; for elementwise, the long NCCL kernel before the short ones. */
+#include "reduce.h"
+#include "toolbox.h"
+
+enum { WARP_LEVELS = 5 };                  /* shuffles within a warp, and again over the warp sums */
+enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* a float4's four lanes; the head and tail floats */
+
+cudaError_t reduce_on_stream(const float *in, size_t n, unsigned threads, const struct scratch *s,
+                             cudaStream_t stream)
+{
+    if (n <= ONE_BLOCK_ELEMENTS) return reduce_in_one_block(in, (unsigned)n, s->total, stream);
+    return reduce_in_one_launch(in, n, s->block_sums, s->ticket_counter, s->total,
+                                grid_blocks(n, threads), threads, VARIANT_GATHER, stream);
+}
+
+/* As step13's host.c counts it: a thread's float4 in a row, their lanes, the head and tail
+ * floats, the block's shuffles; then the gatherer's loop over every threads-th block sum and
+ * its shuffles. */
+unsigned reduce_depth(size_t n, unsigned threads)
+{
+    if (n <= ONE_BLOCK_ELEMENTS)
+        return ONE_BLOCK_VECTORS + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    size_t blocks = grid_blocks(n, threads);
+    size_t own = VECTORS_PER_THREAD + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    size_t gathered = (blocks + threads - 1) / threads + 2 * WARP_LEVELS;
+    return (unsigned)(own + gathered);
+}
