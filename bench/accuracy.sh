@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bash bench/accuracy.sh (on a GPU): how far each step's float total lies from the exact sum,
 # for the real-valued patterns (real, normal, wide, cancel) and for ones, at n = 2^25. Every
-# step of the ladder from step00 to step12 runs its default once per pattern; the atomic-add
+# step of the ladder from step00 to step13 runs its default once per pattern; the atomic-add
 # of steps 09 to 12 runs twice, to show that its bits change from run to run. Beside them,
 # build/bench/cpu_sums adds the same data on the CPU three ways (a naive float loop, a
 # pairwise float sum, Kahan's compensated float sum): on ones, the naive loop stops at 2^24.
@@ -18,8 +18,8 @@ source bench/common.sh
 
 PATTERNS=(real normal wide cancel ones)
 DEFAULT_N=2^25
-LAST_STEP=step12                  # steps after it take other types and GPUs
-REPEATED_VARIANTS=(step09:atomic-add step10:atomic-add step11:atomic-add step12:atomic-add)
+LAST_STEP=step13                  # steps after it take other types and GPUs
+REPEATED_VARIANTS=(step09:atomic-add step10:atomic-add step11:atomic-add step12:atomic-add step13:atomic-add)
 REPEATS=2
 ONE_RUN=(--csv --no-cub --iters 1 --warmup 0 --buffers 1)
 CPU_SUMS=build/bench/cpu_sums

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # make bench (on a GPU): every step of the ladder, and cub::DeviceReduce::Sum beside it, over
-# n = 2^10 .. 2^30; step12 also over 2^31 .. 2^32 where the memory allows. Each step binary
+# n = 2^10 .. 2^30; step13 also over 2^31 .. 2^32 where the memory allows. Each step binary
 # measures itself (--csv): the L2 emptied before every run (by reading; the speed steps are
 # measured a second time with the L2 emptied by writing, --flush write, docs/measuring.md), the runs rotating over up to 4
 # device copies of the input, the median of the timed runs, then CUB timed the same way on
 # the same copies. One CSV comes out, with a date column; then two tables: the ladder at
-# n = 2^25 and step12 over every n.
+# n = 2^25 and step13 over every n.
 #   bash bench/bench.sh
 # A subset (written to build/bench/bench.csv, so that docs/results/ stays as measured):
-#   BENCH_STEPS="03 10"       steps by number or name (step03,step12)
+#   BENCH_STEPS="03 10"       steps by number or name (step03,step13)
 #   BENCH_SIZES=20..25        n = 2^20 .. 2^25 (or 25: only 2^25; 2^20..2^25 works too)
 #   BENCH_ITERS=100           timed runs at every n (default: 200 up to 2^20, then 50)
 #   BENCH_OUT=path.csv        where the CSV goes
@@ -27,10 +27,10 @@ MAX_EXPONENT=32            # the binaries take n up to 2^32
 SMALL_LAST_EXPONENT=20     # up to here a run takes microseconds: many runs cost little
 SMALL_ITERS=200
 LARGE_ITERS=50
-SPEED_STEP=step12          # also over the largest sizes, where the memory allows
+SPEED_STEP=step13          # also over the largest sizes, where the memory allows
 SPEED_LAST_EXPONENTS=(31 32)
 SKIPPED_STEPS=(step15)     # several GPUs: not part of this sweep
-WRITE_FLUSH_STEPS=(step10 step11 step12)   # also measured with an L2 full of dirty lines
+WRITE_FLUSH_STEPS=(step10 step11 step12 step13)   # also measured with an L2 full of dirty lines
 OPTIONAL_STEPS=(step14)    # measured where it is built
 BYTES_PER_FLOAT=4
 HEADROOM_MIB=1024          # beyond one copy of the input: the L2 scratch, CUB, the runtime

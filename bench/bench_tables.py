@@ -6,7 +6,7 @@
       (a binary's extra columns are dropped) and a date column holding DATE
   bench_tables.py summary CSV [STEP]
       prints the ladder at n = 2^25 (every step and CUB: ms, GB/s, % of peak, x CUB) and STEP
-      (default step12) over every n
+      (default step13) over every n
   bench_tables.py accuracy OUT DATE RUN=CSV...
       joins step binaries' --csv outputs and build/bench/cpu_sums' (RUN: which run of the
       same step and variant it was) into the accuracy CSV, and prints its errors"""
@@ -18,7 +18,7 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
 import bench_csv  # noqa: E402  (after the line above)
 
 PROGRAM = "bench"
-SPEED_STEP = "step12"
+SPEED_STEP = "step13"
 DATE_COLUMN = bench_csv.DATE
 
 
