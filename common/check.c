@@ -22,7 +22,7 @@ enum {
     MOST_LAUNCHES = 64,
     PRINTED = 20,
     RANDOM_HOT = 7,
-    REPEATED_FROM = 1000003
+    REPEATED_FROM = 1
 };
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))
 
