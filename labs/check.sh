@@ -39,6 +39,8 @@ LAB_WIDE_N=${LAB_WIDE_N-2147483649}
 LAB_WIDE_MARGIN_MIB=512         # device memory beside the input: block sums, CUDA's own
 LAB_MIB_PER_GIB=1024
 LAB_FRESH_RUNS=3                # a failing case rerun alone, each in a fresh program
+LAB_CHECK_SEED=2026             # the programs' default --seed: --check fills its data set of
+                                # n elements with seed + n (common/check.c)
 LAB_SANITIZER_TOOLS=(memcheck racecheck synccheck)
 LAB_ONE_RUN=(--iters 1 --warmup 0 --quiet --no-cub)
 LAB_SANITIZER_FOUND=99          # compute-sanitizer's exit status when it reported something
@@ -174,7 +176,8 @@ lab_case_options() {   # FAILED-LINE
     blocks=$(grep -oE 'blocks=[0-9]+' <<<"$line" | head -n 1)
     finish=$(grep -oE 'finish=[a-z]+' <<<"$line" | head -n 1)
     [ "${offset#offset=}" = 0 ] || return 1
-    printf -- '-n %s --pattern %s --threads %s' "${n#n=}" "${pattern#pattern=}" "${threads#threads=}"
+    printf -- '-n %s --pattern %s --threads %s --seed %s' "${n#n=}" "${pattern#pattern=}" "${threads#threads=}" \
+        "$((LAB_CHECK_SEED + ${n#n=}))"
     [ "${blocks#blocks=}" = 0 ] || printf -- ' --blocks %s' "${blocks#blocks=}"
     [ "${finish#finish=}" != cpu ] || printf -- ' --finish cpu'
 }

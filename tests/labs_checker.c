@@ -285,6 +285,67 @@ Test(labs, grade_refuses_a_lab_that_does_not_exist)
     free(o.out);
 }
 
+/* ---- the checker's reasons, on a stand-in program, without a GPU ---------------------------- */
+
+/* A stand-in for a lab's program: --check fails at n = 1 (as a kernel that leaves its
+ * ticket counter set fails); a run alone exits with $FRESH_STATUS; the run past 2^31
+ * elements loses the last element, as an int index does. */
+static const char STAND_IN[] =
+    "#!/bin/sh\n"
+    "case \"$*\" in\n"
+    "--check*) echo 'FAILED n=1 pattern=ones offset=0 threads=32 blocks=0 finish=gpu: got 0, expected 1, allowed error 0'\n"
+    "          echo 'check: FAILED 3 of 10 cases; the first: n=1 pattern=ones offset=0 threads=32 blocks=0 finish=gpu'\n"
+    "          exit 1 ;;\n"
+    "*2147483649*) echo 'step02 - n=2147483649 pattern=onehot:last result=0 expected=1 WRONG'; exit 1 ;;\n"
+    "esac\n"
+    "exit $FRESH_STATUS\n";
+
+/* Runs the checker's correctness and 64-bit stages (labs/check.sh) on the stand-in. */
+static struct outcome stages_on_stand_in(const char *fresh_status)
+{
+    char scratch[] = "/tmp/labs-stand-in-XXXXXX", program[PATH_LENGTH], script[LINE_LENGTH], status[32];
+    cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
+    snprintf(program, sizeof program, "%s/program", scratch);
+    write_file(program, STAND_IN);
+    free(run((const char *const[]){"chmod", "+x", program, NULL}, NULL).out);
+    snprintf(script, sizeof script,
+             "source labs/check.sh; LAB_REASONS=(); LAB_CORRECT=1; LAB_HUNG=0;"
+             "lab_check_variant %s %s atomic-ref; LAB_CORRECT=1; lab_stage_wide %s %s;"
+             "printf 'reason: %%s\n' \"${LAB_REASONS[@]}\"; echo \"index64=$LAB_WIDE\"",
+             program, scratch, program, scratch);
+    snprintf(status, sizeof status, "FRESH_STATUS=%s", fresh_status);
+    struct outcome o = run((const char *const[]){"bash", "-c", script, NULL},
+                           (const char *const[]){status, "PATH=/usr/bin:/bin", NULL});
+    free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
+    return o;
+}
+
+Test(labs, check_names_state_left_over_between_launches)
+{
+    struct outcome o = stages_on_stand_in("0");
+    cr_expect_not_null(strstr(o.out, "reason: state left over between launches (--variant atomic-ref): a second run "
+                                     "on the same buffers gave another answer"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "something the first launch set was not reset"), "%s", o.out);
+    free(o.out);
+}
+
+Test(labs, check_keeps_a_wrong_result_wrong_when_it_is_wrong_alone_too)
+{
+    struct outcome o = stages_on_stand_in("1");
+    cr_expect_not_null(strstr(o.out, "reason: wrong result (--variant atomic-ref): n=1 pattern=ones"), "%s", o.out);
+    cr_expect_null(strstr(o.out, "state left over"), "%s", o.out);
+    free(o.out);
+}
+
+Test(labs, check_names_an_index_that_wraps_past_2_31)
+{
+    struct outcome o = stages_on_stand_in("0");
+    cr_expect_not_null(strstr(o.out, "reason: 64-bit index: wrong at n = 2147483649 with --pattern onehot:last"),
+                       "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "index64=0"), "%s", o.out);
+    free(o.out);
+}
+
 /* ---- the compiled code (labs/lesson.py), without a GPU -------------------------------------- */
 
 /* Arrays, not pointers: Criterion hands each parameter to a test process of its own. */
