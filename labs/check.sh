@@ -235,13 +235,14 @@ lab_check_variant() {   # PROGRAM LOGDIR VARIANT
 
 # Sets LAB_CORRECT (1 or 0) and LAB_HUNG (1 or 0), adds to LAB_REASONS.
 lab_stage_check() {   # LAB PROGRAM LOGDIR
-    local variant
+    local variant variants
     LAB_CORRECT=1
     LAB_HUNG=0
-    while IFS= read -r variant; do
+    mapfile -t variants < <(lab_graded_variants "$1")
+    for variant in "${variants[@]}"; do
         [ "$LAB_HUNG" -eq 0 ] || break
         lab_check_variant "$2" "$3" "$variant"
-    done < <(lab_graded_variants "$1")
+    done
 }
 
 # ---- stage 3: compute-sanitizer ---------------------------------------------------------
@@ -294,7 +295,7 @@ lab_sanitize_variant() {   # SANITIZER TOOL PROGRAM LOGDIR VARIANT
 
 # Sets LAB_CLEAN ("" when no sanitizer is installed or it did not run) and adds to LAB_REASONS.
 lab_stage_sanitize() {   # LAB PROGRAM LOGDIR
-    local program=$2 logdir=$3 sanitizer tool variant found failed log
+    local program=$2 logdir=$3 sanitizer tool variant variants found failed log
     LAB_CLEAN=
     if [ "$LAB_HUNG" -eq 1 ]; then
         lab_say sanitizer "not run: the kernel did not finish under --check"
@@ -307,10 +308,11 @@ lab_stage_sanitize() {   # LAB PROGRAM LOGDIR
     LAB_CLEAN=1
     for tool in "${LAB_SANITIZER_TOOLS[@]}"; do
         failed=
-        while IFS= read -r variant; do
+        mapfile -t variants < <(lab_graded_variants "$1")
+        for variant in "${variants[@]}"; do
             found=$(lab_sanitize_variant "$sanitizer" "$tool" "$program" "$logdir" "$variant")
             [ -z "$found" ] || { failed=$found; break; }
-        done < <(lab_graded_variants "$1")
+        done
         if [ -n "$failed" ]; then
             log=$(tail -n 1 <<<"$failed")
             failed=$(head -n 1 <<<"$failed")
