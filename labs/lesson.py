@@ -36,12 +36,14 @@ NARROW_SCOPE = re.compile(r"\.cta\b")
 
 
 class Instruction:
+    source_file = "reduce.cu"            # the kernel's file, as the PTX's `.file 1` names it
+
     def __init__(self, number, line, guard, negated, opcode, operands, source):
         self.number, self.line, self.guard, self.negated = number, line, guard, negated
         self.opcode, self.operands, self.source = opcode, operands, source
 
     def where(self):
-        return f"reduce.cu:{self.source}" if self.source else f"PTX line {self.line}"
+        return f"{self.source_file}:{self.source}" if self.source else f"PTX line {self.line}"
 
 
 class Kernel:
@@ -175,6 +177,9 @@ def number(text):
 
 def parse(text):
     """The kernels (.entry) of a PTX file, with nested { } scopes renamed apart."""
+    named = re.search(r'^\s*\.file\s+1\s+"([^"]+)"', text, re.MULTILINE)
+    if named:
+        Instruction.source_file = named.group(1).rsplit("/", 1)[-1]
     kernels, kernel, depth, scopes, source, count = [], None, 0, [], "", 0
     for line_number, raw in enumerate(text.splitlines(), 1):
         line = raw.split("//", 1)[0].strip()
