@@ -26,8 +26,8 @@
 #   fast as the step's own kernel and as CUB (above 1: faster).
 # One submission at a time on the GPU unless -j N asks for N at once (the times then disturb
 # each other). A kernel that hangs costs about two minutes: grading stops its --check after
-# LAB_CHECK_TIMEOUT = 100 s (and every other stage after at most 100 s, the sanitizers
-# after 300 s); set them in the environment to change that (labs/check.sh lists them all).
+# LAB_CHECK_TIMEOUT = 100 s (the other runs after at most 100 s, the sanitizers after
+# 300 s); set them in the environment to change that (labs/check.sh lists them all).
 # Without a GPU every submission is still built and its compiled code read: the CSV has
 # builds, instructions, pass (0 where either failed) and the compiler's first error; the rest
 # needs a GPU (docs/instructors.md, "Running a lab on a shared cluster").
