@@ -37,6 +37,8 @@ LAB_TIMED_N=${LAB_TIMED_N:-2^25}
 LAB_WIDE_TIMEOUT=${LAB_WIDE_TIMEOUT:-300}
 LAB_WIDE_N=${LAB_WIDE_N-2147483649}
 LAB_WIDE_MARGIN_MIB=512         # device memory beside the input: block sums, CUDA's own
+LAB_BYTES_PER_ELEMENT=4         # a float
+LAB_BYTES_PER_MIB=$((1 << 20))
 LAB_MIB_PER_GIB=1024
 LAB_FRESH_RUNS=3                # a failing case rerun alone, each in a fresh program
 LAB_CHECK_SEED=2026             # the programs' default --seed: --check fills its data set of
@@ -347,7 +349,7 @@ lab_stage_wide() {   # PROGRAM LOGDIR
         lab_say index64 "not run: the kernel is not correct below 2^31 elements"
         return
     fi
-    need_mib=$(((LAB_WIDE_N * 4 + 1048575) / 1048576 + LAB_WIDE_MARGIN_MIB))
+    need_mib=$(((LAB_WIDE_N * LAB_BYTES_PER_ELEMENT + LAB_BYTES_PER_MIB - 1) / LAB_BYTES_PER_MIB + LAB_WIDE_MARGIN_MIB))
     need_gib=$(((need_mib + LAB_MIB_PER_GIB - 1) / LAB_MIB_PER_GIB))
     free=$(lab_free_mib)
     if [ -n "$free" ] && [ "$free" -lt "$need_mib" ]; then
