@@ -5,8 +5,8 @@
  * The mistake: `if (index < blockDim.x) { partial[index] += ...; __syncthreads(); }`. Only the
  * working threads reach that barrier; the others go straight on to the next level. A barrier
  * that not every thread of the block reaches is undefined, and a GPU may still let the
- * working threads through in the right order: the sums can be right, and synccheck saw
- * nothing on sm_90.
+ * working threads through in the right order: the sums can be right, and compute-sanitizer's
+ * synccheck need not report it.
  * The checker must say, from the PTX: a barrier that not every thread of the block reaches
  * (bar.sync behind the branch on index < blockDim.x). */
 #include "reduce.h"
