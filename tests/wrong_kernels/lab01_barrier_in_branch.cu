@@ -1,4 +1,3 @@
-
 /* Wrong kernel for lab01 (step02_divergence): the tree's barrier inside the working threads'
  * branch.
  *

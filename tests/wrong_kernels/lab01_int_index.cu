@@ -1,4 +1,3 @@
-
 /* Wrong kernel for lab01 (step02_divergence): the element's index in an int.
  *
  * The mistake: `int i = blockIdx.x * blockDim.x + t`. Below 2^31 elements nothing shows; from

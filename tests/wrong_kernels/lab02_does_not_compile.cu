@@ -1,4 +1,3 @@
-
 /* Wrong kernel for lab02 (step04_idle): it does not compile.
  *
  * The mistake: the first add names `second`, a variable the student meant to declare and

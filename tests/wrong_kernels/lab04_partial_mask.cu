@@ -1,4 +1,3 @@
-
 /* Wrong kernel for lab04 (step08_shuffle): the shuffles name half of the warp.
  *
  * The mistake: warp_sum shuffles with the mask 0x0000ffff, as if only lanes 0..15 took part

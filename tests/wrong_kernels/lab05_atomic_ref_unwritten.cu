@@ -1,4 +1,3 @@
-
 /* Wrong kernel for lab05 (step09_last_block): task B, the atomic-ref guard, left unwritten.
  *
  * The mistake: the fence variant (task A) is right and the last block's work (task C) too, but

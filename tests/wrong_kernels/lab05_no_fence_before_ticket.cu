@@ -1,4 +1,3 @@
-
 /* Wrong kernel for lab05 (step09_last_block): no fence between the block sum and the ticket.
  *
  * The mistake: the fence variant writes the block's sum and draws its ticket with no

@@ -1,4 +1,3 @@
-
 /* Right kernel for lab05 (step09_last_block): the atomic-ref guard as a release fetch_add and
  * an acquire fence.
  *
