@@ -9,8 +9,6 @@
 #include "reduce.h"
 
 enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4 };
-/* Every lane of the warp takes part in every shuffle. */
-static constexpr unsigned FULL_WARP_MASK = 0xffffffffu;
 /* Lanes 0..15: the lanes that add a value from above at the first step. */
 static constexpr unsigned ADDING_LANES = 0x0000ffffu;
 
