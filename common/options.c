@@ -59,16 +59,14 @@ bool parse_size(const char *text, size_t *value)
 }
 
 /* What the program calls itself in --help and in usage errors: the step ("step05", run as
- * step05/run), or a lab's program when a lab's run script starts it under the lab's name
- * (argv[0] "labs/lab03/run"). */
+ * step05/run), or a lab's program, named as it was started: "labs/lab03/run" when a lab's
+ * run script starts it (argv[0]), "labs/lab03/program" when started directly. */
 static struct { char who[NAME_LENGTH], command[NAME_LENGTH]; } program;
 
 static void name_program(const struct step_info *s, const char *argv0)
 {
-    static const char LAB_PREFIX[] = "labs/lab", RUN_SUFFIX[] = "/run";
-    const char *lab = argv0 != NULL ? strstr(argv0, LAB_PREFIX) : NULL;
-    size_t length = lab != NULL ? strlen(lab) : 0;
-    if (lab != NULL && length > strlen(RUN_SUFFIX) && strcmp(lab + length - strlen(RUN_SUFFIX), RUN_SUFFIX) == 0) {
+    const char *lab = argv0 != NULL ? strstr(argv0, "labs/lab") : NULL;
+    if (lab != NULL) {
         snprintf(program.who, sizeof program.who, "%s", lab);
         snprintf(program.command, sizeof program.command, "%s", lab);
     } else {
