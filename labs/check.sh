@@ -47,7 +47,7 @@ LAB_SANITIZER_TOOLS=(memcheck racecheck synccheck)
 LAB_ONE_RUN=(--iters 1 --warmup 0 --quiet --no-cub)
 LAB_SANITIZER_FOUND=99          # compute-sanitizer's exit status when it reported something
 LAB_KILL_AFTER=10               # seconds between timeout's TERM and its KILL
-LAB_REASON_WIDTH=240            # characters of one failure kept for the CSV and the JSON
+LAB_REASON_WIDTH=300            # characters of one failure kept for the CSV and the JSON
 LAB_TIMED_OUT=(124 137)         # timeout's status: TERM worked, or KILL was needed
 # The CSV columns of common/report.c that the time uses (1-based)
 LAB_COLUMN_OK=9

@@ -333,18 +333,18 @@ def ticket_order(kernel, variant_name, lab_hint):
         stores = [i for i, ins in enumerate(before) if ins.opcode.startswith("st.global")]
         after_store = before[stores[-1] + 1:] if stores else before
         if not ordered and not any(FENCE.match(ins.opcode) for ins in after_store):
-            findings.append(f"{variant_name}, {short_name(kernel)}: no fence between writing the block sum and taking the ticket "
+            findings.append(f"{variant_name}: no fence between writing the block sum and taking the ticket "
                             f"({ticket.opcode} at {ticket.where()}): __threadfence() (membar.gl) must come "
-                            f"before the atomicAdd, or another block may read a sum not yet visible")
+                            f"before the atomicAdd")
         acquired = ORDER_ACQUIRE.search(ticket.opcode) and not NARROW_SCOPE.search(ticket.opcode)
         later = kernel.instructions[t + 1:]
         loads = [i for i, ins in enumerate(later) if ins.opcode.startswith("ld.global") or
                  ins.opcode.startswith("ld.acquire")]
         up_to_load = later[:loads[0] + 1] if loads else later
         if not acquired and not any(FENCE.match(ins.opcode) or ".acquire" in ins.opcode for ins in up_to_load):
-            findings.append(f"{variant_name}, {short_name(kernel)}: no fence between taking the ticket ({ticket.opcode} at "
-                            f"{ticket.where()}) and reading the other blocks' sums: the last block needs "
-                            f"__threadfence() after its ticket (an acquire)")
+            findings.append(f"{variant_name}: no fence between taking the ticket ({ticket.opcode} at "
+                            f"{ticket.where()}) and reading the other blocks' sums: __threadfence() after "
+                            f"the ticket (an acquire)")
     return findings
 
 
@@ -362,7 +362,7 @@ def lab05(kernels):
             plain = [t for t in kernel.instructions if TICKET.match(t.opcode) and
                      not (ORDER_RELEASE.search(t.opcode) or ORDER_ACQUIRE.search(t.opcode))]
             if plain:
-                found.append(f"the atomic-ref variant (TODO(lab5) B), {short_name(kernel)}: the ticket is a "
+                found.append(f"the atomic-ref variant (TODO(lab5) B): the ticket is a "
                              f"plain atomicAdd ({plain[0].opcode} at {plain[0].where()}), not a fetch_add with "
                              f"a memory order on a device-scope cuda::atomic_ref (atom.add.acq_rel.gpu)")
             findings += found
