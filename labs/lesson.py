@@ -21,7 +21,6 @@ import re
 import sys
 
 FULL_MASK = 0xFFFFFFFF
-WARP_SIZE_SHIFT = 5                      # tid / 32 is the warp: the same for its 32 lanes
 EXIT = "<exit>"
 
 # Special registers whose value differs from thread to thread; %ctaid, %ntid, %nctaid do not.
@@ -38,9 +37,8 @@ NARROW_SCOPE = re.compile(r"\.cta\b")
 class Instruction:
     source_file = "reduce.cu"            # the kernel's file, as the PTX's `.file 1` names it
 
-    def __init__(self, number, line, guard, negated, opcode, operands, source):
-        self.number, self.line, self.guard, self.negated = number, line, guard, negated
-        self.opcode, self.operands, self.source = opcode, operands, source
+    def __init__(self, line, guard, opcode, operands, source):
+        self.line, self.guard, self.opcode, self.operands, self.source = line, guard, opcode, operands, source
 
     def where(self):
         return f"{self.source_file}:{self.source}" if self.source else f"PTX line {self.line}"
@@ -154,17 +152,6 @@ class Kernel:
                     pdom[b], changed = new, True
         return pdom
 
-    @staticmethod
-    def reachable(successors, start):
-        seen, todo = set(), [start]
-        while todo:
-            b = todo.pop()
-            for s in successors[b] if b != EXIT else ():
-                if s not in seen:
-                    seen.add(s)
-                    todo.append(s)
-        return seen
-
 
 def number(text):
     text = text.strip()
@@ -180,7 +167,7 @@ def parse(text):
     named = re.search(r'^\s*\.file\s+1\s+"([^"]+)"', text, re.MULTILINE)
     if named:
         Instruction.source_file = named.group(1).rsplit("/", 1)[-1]
-    kernels, kernel, depth, scopes, source, count = [], None, 0, [], "", 0
+    kernels, kernel, depth, scopes, source = [], None, 0, [], ""
     for line_number, raw in enumerate(text.splitlines(), 1):
         line = raw.split("//", 1)[0].strip()
         entry = re.match(r"^\.(visible\s+)?\.entry\s+([\w$]+)", line)
@@ -206,7 +193,8 @@ def parse(text):
                     continue
             if piece.startswith("}"):
                 depth -= 1
-                scopes.pop() if scopes else None
+                if scopes:
+                    scopes.pop()
                 if depth == 0:
                     kernel = None
                     break
@@ -228,15 +216,12 @@ def parse(text):
                     piece = re.sub(re.escape(name) + r"\b", renamed, piece)
             body = piece[:-1].strip()
             guard = re.match(r"^@(!?)(%[\w$]+)\s+", body)
-            negated = bool(guard and guard.group(1))
             if guard:
                 body = body[guard.end():]
-            opcode, _, rest = body.partition(" ")
-            rest = rest.strip()
-            operands = [o.strip() for o in rest.replace("\t", " ").split(",")] if rest else []
-            kernel.instructions.append(Instruction(count, line_number, guard.group(2) if guard else None,
-                                                   negated, opcode.strip(), operands, source))
-            count += 1
+            opcode, rest = re.match(r"(\S+)\s*(.*)", body).groups()
+            operands = [o.strip() for o in rest.split(",")] if rest else []
+            kernel.instructions.append(Instruction(line_number, guard.group(2) if guard else None, opcode,
+                                                   operands, source))
     return kernels
 
 
@@ -289,9 +274,7 @@ def partial_masks(kernel):
     for ins in kernel.instructions:
         if not WARP_SYNCING.match(ins.opcode) or not ins.operands:
             continue
-        mask = ins.operands[-1] if not ins.opcode.startswith("vote") else ins.operands[-1]
-        if ins.opcode.startswith("bar.warp.sync"):
-            mask = ins.operands[0]
+        mask = ins.operands[-1]              # the member mask comes last in every one of them
         value = number(mask)
         values = {value & FULL_MASK} if value is not None else kernel.constants(mask)
         if values != {FULL_MASK}:
