@@ -300,7 +300,8 @@ static const char STAND_IN[] =
     "esac\n"
     "exit $FRESH_STATUS\n";
 
-/* Runs the checker's correctness and 64-bit stages (labs/check.sh) on the stand-in. */
+/* Runs the checker's correctness and 64-bit stages (labs/check.sh) on the stand-in, as on a
+ * GPU whose free memory nvidia-smi does not tell (the stand-in needs none). */
 static struct outcome stages_on_stand_in(const char *fresh_status)
 {
     char scratch[] = "/tmp/labs-stand-in-XXXXXX", program[PATH_LENGTH], script[LINE_LENGTH], status[32];
@@ -309,13 +310,13 @@ static struct outcome stages_on_stand_in(const char *fresh_status)
     write_file(program, STAND_IN);
     free(run((const char *const[]){"chmod", "+x", program, NULL}, NULL).out);
     snprintf(script, sizeof script,
-             "source labs/check.sh; LAB_REASONS=(); LAB_CORRECT=1; LAB_HUNG=0;"
+             "source labs/check.sh; lab_free_mib() { :; }; LAB_REASONS=(); LAB_CORRECT=1; LAB_HUNG=0;"
              "lab_check_variant %s %s atomic-ref; LAB_CORRECT=1; lab_stage_wide %s %s;"
              "printf 'reason: %%s\n' \"${LAB_REASONS[@]}\"; echo \"index64=$LAB_WIDE\"",
              program, scratch, program, scratch);
     snprintf(status, sizeof status, "FRESH_STATUS=%s", fresh_status);
     struct outcome o = run((const char *const[]){"bash", "-c", script, NULL},
-                           (const char *const[]){status, "PATH=/usr/bin:/bin", NULL});
+                           (const char *const[]){status, NULL});
     free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
     return o;
 }
