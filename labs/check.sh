@@ -189,7 +189,7 @@ lab_right_alone() {   # PROGRAM VARIANT FAILED-LINE LOG
     local options run
     options=$(lab_case_options "$3") || return 1
     for ((run = 0; run < LAB_FRESH_RUNS; run++)); do
-        # shellcheck disable=SC2086
+        # shellcheck disable=SC2086,SC2046
         timeout -k "$LAB_KILL_AFTER" "$LAB_TIME_TIMEOUT" "$1" $options $(lab_variant_words "$2") \
             "${LAB_ONE_RUN[@]}" >>"$4" 2>&1 || return 1
     done
@@ -449,14 +449,15 @@ lab_pass_value() {
 }
 
 lab_verdict() {   # LAB
-    local unchecked=()
+    local unchecked=() skipped
     [ -n "$LAB_CLEAN" ] || unchecked+=("races and out-of-bounds accesses: no compute-sanitizer")
     [ -n "$LAB_WIDE" ] || unchecked+=("64-bit indexing: skipped")
     [ -n "$LAB_INSTRUCTIONS" ] || unchecked+=("the compiled code: not read")
     if [ -z "$LAB_CORRECT" ] && [ "$(lab_pass_value)" = '' ]; then
         lab_say verdict "NOT GRADED: it builds$([ "$LAB_INSTRUCTIONS" = 1 ] && echo ' and its compiled code holds what the lesson requires'); the rest needs a GPU"
     elif lab_passed; then
-        lab_say verdict "PASSED$([ ${#unchecked[@]} -eq 0 ] || printf ' (not checked: %s)' "$(IFS=';'; echo "${unchecked[*]}" | sed 's/;/; /g')")"
+        skipped=$(IFS=';'; echo "${unchecked[*]}")
+        lab_say verdict "PASSED${skipped:+ (not checked: ${skipped//;/; })}"
     else
         lab_say verdict "FAILED: $(lab_reason_text)"
     fi
