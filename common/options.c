@@ -8,7 +8,7 @@
 enum option_id { OPT_N, OPT_PATTERN, OPT_SEED, OPT_ITERS, OPT_WARMUP, OPT_BUFFERS, OPT_THREADS, OPT_BLOCKS,
                  OPT_FINISH, OPT_FLUSH, OPT_VARIANT, OPT_CHECK, OPT_NO_CUB, OPT_CSV, OPT_QUIET, OPT_HELP, SHARED_OPTIONS };
 enum { DEFAULT_ITERS = 20, DEFAULT_WARMUP = 3, DEFAULT_BUFFERS = 4, DEFAULT_SEED = 2026, MAX_RUNS = 100000,
-       MAX_SHIFT = 62, NAME_WIDTH = 12 };
+       MAX_SHIFT = 62, NAME_WIDTH = 12, NAME_LENGTH = 256 };
 
 /* The shared options; a numeric one takes the whole numbers lowest..highest. */
 static const struct shared_option { struct extra_option text; unsigned long long lowest, highest; } SHARED[] = {
@@ -60,14 +60,32 @@ bool parse_size(const char *text, size_t *value)
     return true;
 }
 
+/* What the program calls itself in --help and in usage errors: the step ("step05", run as
+ * step05/run), or a lab's program, named as it was started: "labs/lab03/run" when a lab's
+ * run script starts it (argv[0]), "labs/lab03/program" when started directly. */
+static struct { char who[NAME_LENGTH], command[NAME_LENGTH]; } program;
+
+static void name_program(const struct step_info *s, const char *argv0)
+{
+    const char *lab = argv0 != NULL ? strstr(argv0, "labs/lab") : NULL;
+    if (lab != NULL) {
+        snprintf(program.who, sizeof program.who, "%s", lab);
+        snprintf(program.command, sizeof program.command, "%s", lab);
+    } else {
+        snprintf(program.who, sizeof program.who, "%s", s->name);
+        snprintf(program.command, sizeof program.command, "%s/run", s->name);
+    }
+}
+
 static int usage_error(const struct step_info *step, const char *format, ...)
 {
     va_list args;
+    (void)step;
     va_start(args, format);
-    fprintf(stderr, "%s: ", step->name);
+    fprintf(stderr, "%s: ", program.who);
     vfprintf(stderr, format, args);
     va_end(args);
-    fprintf(stderr, "\n(%s/run --help lists the options)\n", step->name);
+    fprintf(stderr, "\n(%s --help lists the options)\n", program.command);
     return EXIT_USAGE;
 }
 
@@ -85,7 +103,7 @@ static void print_option(const char *dashes, const struct extra_option *o)
 
 static void usage(const struct step_info *s)
 {
-    printf("usage: %s/run [options]\n  %s\n\n", s->name, s->title);
+    printf("usage: %s [options]\n  %s\n\n", program.command, s->title);
     for (int id = 0; id < SHARED_OPTIONS; id++) {
         if (!offered(s, id)) continue;
         print_option(id == OPT_N ? "-" : "--", &SHARED[id].text);
@@ -150,7 +168,7 @@ static int parse_value(const struct step_info *s, int id, const char *value, str
     case OPT_VARIANT:
         for (o->variant = 0; s->variants[o->variant].name != NULL; o->variant++)
             if (strcmp(s->variants[o->variant].name, value) == 0) return OPTIONS_RUN;
-        return usage_error(s, "--variant: %s has no variant '%s' (see --help)", s->name, value);
+        return usage_error(s, "--variant: %s has no variant '%s' (see --help)", program.who, value);
     }
     return OPTIONS_RUN;
 }
@@ -170,6 +188,7 @@ static int find_option(const struct step_info *s, const char *arg)
 int options_parse(int argc, char **argv, const struct step_info *s, struct options *o)
 {
     size_t hot;
+    name_program(s, argc > 0 ? argv[0] : NULL);
     *o = (struct options){.n = DEFAULT_N, .n_last = DEFAULT_N, .seed = DEFAULT_SEED, .iters = DEFAULT_ITERS,
                           .warmup = DEFAULT_WARMUP, .buffers = DEFAULT_BUFFERS, .threads = s->default_threads, .cub = true};
     for (int i = 1; i < argc; i++) {

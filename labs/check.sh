@@ -2,19 +2,29 @@
 # What ./labs/labNN/run and labs/grade.sh share: building a lab's program, and grading a
 # student's kernel in it. Sourced, not run.
 #
-# lab_check grades one program in four stages and prints what each found:
-#   1. the program's own --check (the correctness matrix), under a timeout: correct, wrong
-#      (the first failing case), a hang, a CUDA error, a crash;
-#   2. compute-sanitizer memcheck, racecheck and synccheck where it is installed, one run
-#      each at an odd n and at n = 1 (not after a hang);
-#   3. the time at n = 2^25 beside the step's own program, both with CUB in the same process
+# lab_check grades one program in six stages and prints what each found:
+#   1. the compiled code (no GPU needed): labs/lesson.py reads the kernel's PTX for what the
+#      lesson requires and a GPU may forgive: barriers every thread of the block reaches, the
+#      full mask on every warp instruction, the lab's own instructions (lab05: the ticket's
+#      fences or memory order, in both variants);
+#   2. the program's own --check (the correctness matrix), under a timeout, for the default
+#      variant and every other variant the handout asks for (LAB_GRADED_VARIANTS): correct,
+#      wrong (the first failing case; when that case is right in a fresh program, state left
+#      over between launches), a hang, a CUDA error, a crash;
+#   3. compute-sanitizer memcheck, racecheck and synccheck where it is installed, one run
+#      each at an odd n and at n = 1, for every graded variant (not after a hang);
+#   4. 64-bit indexing: one run past 2^31 elements with the last element hot, where the GPU
+#      has the memory (about 9 GiB), else "skipped: needs N GiB" (only for a correct kernel);
+#   5. the time at n = 2^25 beside the step's own program, both with CUB in the same process
 #      (only for a correct kernel);
-#   4. the verdict, a line for people, then one JSON line for machines:
-#      {"lab":..,"builds":..,"correct":..,"sanitizer_clean":..,"ms":..,"x_reference":..,
-#       "x_cub":..,"reason":..}   x_...: how many times as fast (above 1: faster).
+#   6. the verdict, a line for people, then one JSON line for machines:
+#      {"lab":..,"pass":..,"builds":..,"instructions":..,"correct":..,"sanitizer_clean":..,
+#       "index64":..,"ms":..,"x_reference":..,"x_cub":..,"reason":..}
+#      x_...: how many times as fast (above 1: faster); a stage that did not run is null.
 # Settings, from the environment (seconds, sizes):
 #   LAB_CHECK_TIMEOUT [900]  LAB_SANITIZER_TIMEOUT [900]  LAB_TIME_TIMEOUT [300]
-#   LAB_BUILD_TIMEOUT [900]  LAB_SANITIZE_N ["1000003 1"]  LAB_TIMED_N [2^25]
+#   LAB_BUILD_TIMEOUT [900]  LAB_WIDE_TIMEOUT [300]  LAB_SANITIZE_N ["1000003 1"]
+#   LAB_TIMED_N [2^25]  LAB_WIDE_N [2147483649; empty: the stage is skipped]
 #   COMPUTE_SANITIZER: the sanitizer's path, when it is neither on PATH nor in $CUDA_HOME/bin
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,11 +34,20 @@ LAB_TIME_TIMEOUT=${LAB_TIME_TIMEOUT:-300}
 LAB_BUILD_TIMEOUT=${LAB_BUILD_TIMEOUT:-900}
 LAB_SANITIZE_N=${LAB_SANITIZE_N:-1000003 1}
 LAB_TIMED_N=${LAB_TIMED_N:-2^25}
+LAB_WIDE_TIMEOUT=${LAB_WIDE_TIMEOUT:-300}
+LAB_WIDE_N=${LAB_WIDE_N-2147483649}
+LAB_WIDE_MARGIN_MIB=512         # device memory beside the input: block sums, CUDA's own
+LAB_BYTES_PER_ELEMENT=4         # a float
+LAB_BYTES_PER_MIB=$((1 << 20))
+LAB_MIB_PER_GIB=1024
+LAB_FRESH_RUNS=3                # a failing case rerun alone, each in a fresh program
+LAB_CHECK_SEED=2026             # the programs' default --seed: --check fills its data set of
+                                # n elements with seed + n (common/check.c)
 LAB_SANITIZER_TOOLS=(memcheck racecheck synccheck)
 LAB_ONE_RUN=(--iters 1 --warmup 0 --quiet --no-cub)
 LAB_SANITIZER_FOUND=99          # compute-sanitizer's exit status when it reported something
 LAB_KILL_AFTER=10               # seconds between timeout's TERM and its KILL
-LAB_REASON_WIDTH=240            # characters of one failure kept for the CSV and the JSON
+LAB_REASON_WIDTH=300            # characters of one failure kept for the CSV and the JSON
 LAB_TIMED_OUT=(124 137)         # timeout's status: TERM worked, or KILL was needed
 # The CSV columns of common/report.c that the time uses (1-based)
 LAB_COLUMN_OK=9
@@ -42,6 +61,15 @@ lab_step() {   # LAB -> the step directory whose program the lab completes
 
 lab_names() {
     awk '/^lab/ {print $1}' "$LAB_ROOT/labs/steps.txt"
+}
+
+# The variants a lab's handout asks the student to write besides the default one: each is
+# graded as the default is (labs/lab05/README.md, task 3: --variant atomic-ref).
+lab_graded_variants() {   # LAB -> the variants, the default first ("" for it)
+    echo ""
+    case $1 in
+    lab05) echo atomic-ref ;;
+    esac
 }
 
 # ---- small helpers ----------------------------------------------------------------------
@@ -100,9 +128,7 @@ lab_require_gpu() {   # LAB [WHAT NEEDS IT]
         return 3
     fi
     if [ "$status" -eq 3 ]; then
-        echo "$what needs a GPU: $(head -n 1 "$log")"
-        echo "  Without one: build the lab (make $1), read the PTX and SASS (make ptx), and do the"
-        echo "  tasks that labs/$1/README.md marks \"no GPU\"."
+        echo "$what needs a GPU for the rest: $(head -n 1 "$log")"
         rm -f "$log"
         return 3
     fi
@@ -110,41 +136,118 @@ lab_require_gpu() {   # LAB [WHAT NEEDS IT]
     return 0
 }
 
-# ---- stage 1: the correctness matrix ----------------------------------------------------
-# Sets LAB_CORRECT (1 or 0), LAB_HUNG (1 or 0) and adds to LAB_REASONS.
-lab_stage_check() {   # PROGRAM LOGDIR
-    local program=$1 log=$2/check.txt status summary first cuda_error
-    timeout -k "$LAB_KILL_AFTER" "$LAB_CHECK_TIMEOUT" "$program" --check >"$log" 2>&1
+# "--variant V" for a variant other than the default, as words for a command line.
+lab_variant_words() { [ -z "$1" ] || printf -- '--variant %s' "$1"; }
+lab_variant_label() { [ -z "$1" ] && printf 'default variant' || printf -- '--variant %s' "$1"; }
+
+# ---- stage 1: the compiled code ---------------------------------------------------------
+# Sets LAB_INSTRUCTIONS (1, 0, or "" when it could not be read) and adds to LAB_REASONS.
+lab_stage_lesson() {   # LAB PTX LOGDIR
+    local lab=$1 ptx=$2 log=$3/lesson.txt status line
+    LAB_INSTRUCTIONS=
+    if ! command -v python3 >/dev/null 2>&1; then
+        lab_say code "not read: python3 not found (labs/lesson.py reads the PTX)"
+        return
+    fi
+    python3 "$LAB_ROOT/labs/lesson.py" "$lab" "$ptx" >"$log" 2>&1
     status=$?
-    LAB_CORRECT=0
-    LAB_HUNG=0
-    summary=$(grep -m 1 '^check: ' "$log")
-    cuda_error=$(grep -m 1 '^CUDA error' "$log")
     if [ "$status" -eq 0 ]; then
-        LAB_CORRECT=1
-        lab_say correctness "ok: $summary"
+        LAB_INSTRUCTIONS=1
+        lab_say code "$(sed 's/^ok: //' "$log")"
     elif [ "$status" -eq 1 ]; then
-        first=$(grep -m 1 '^FAILED ' "$log")
-        lab_say correctness "FAILED: ${summary#check: }"
-        first=${first#FAILED }
-        LAB_REASONS+=("wrong result: $(lab_clip "${first:-${summary#check: }}")")
-    elif lab_timed_out "$status"; then
-        LAB_HUNG=1
-        lab_say correctness "FAILED: --check did not finish within $LAB_CHECK_TIMEOUT s (a kernel that never ends: a loop that never stops, or a barrier some threads never reach)"
-        LAB_REASONS+=("hang: --check did not finish within $LAB_CHECK_TIMEOUT s")
-    elif [ "$status" -eq 3 ]; then
-        lab_say correctness "FAILED: a CUDA error: ${cuda_error:-$(head -n 1 "$log")}"
-        LAB_REASONS+=("crash: $(lab_clip "${cuda_error:-$(head -n 1 "$log")}")")
-    elif [ "$status" -gt 128 ]; then
-        lab_say correctness "FAILED: the program crashed (signal $(lab_signal_name "$status"))"
-        LAB_REASONS+=("crash: signal $(lab_signal_name "$status") during --check")
+        LAB_INSTRUCTIONS=0
+        while IFS= read -r line; do
+            lab_say code "FAILED: ${line#missing: }"
+            LAB_REASONS+=("compiled code: $(lab_clip "${line#missing: }")")
+        done < <(grep '^missing: ' "$log")
     else
-        lab_say correctness "FAILED: --check exited with status $status: $(head -n 1 "$log")"
-        LAB_REASONS+=("check: exit status $status: $(lab_clip "$(head -n 1 "$log")")")
+        lab_say code "not read: $(head -n 1 "$log")"
     fi
 }
 
-# ---- stage 2: compute-sanitizer ---------------------------------------------------------
+# ---- stage 2: the correctness matrix ----------------------------------------------------
+# The options that rerun one case of --check alone, from its FAILED line; nothing when it
+# cannot be rerun alone (an offset input, a case that compares two runs' bits).
+lab_case_options() {   # FAILED-LINE
+    local line=$1 n pattern offset threads blocks finish
+    [[ $line != *"repeated run gave other bits"* ]] || return 1
+    n=$(grep -oE 'n=[0-9]+' <<<"$line" | head -n 1) || return 1
+    pattern=$(grep -oE 'pattern=[^ ]+' <<<"$line" | head -n 1)
+    offset=$(grep -oE 'offset=[0-9]+' <<<"$line" | head -n 1)
+    threads=$(grep -oE 'threads=[0-9]+' <<<"$line" | head -n 1)
+    blocks=$(grep -oE 'blocks=[0-9]+' <<<"$line" | head -n 1)
+    finish=$(grep -oE 'finish=[a-z]+' <<<"$line" | head -n 1)
+    [ "${offset#offset=}" = 0 ] || return 1
+    printf -- '-n %s --pattern %s --threads %s --seed %s' "${n#n=}" "${pattern#pattern=}" "${threads#threads=}" \
+        "$((LAB_CHECK_SEED + ${n#n=}))"
+    [ "${blocks#blocks=}" = 0 ] || printf -- ' --blocks %s' "${blocks#blocks=}"
+    [ "${finish#finish=}" != cpu ] || printf -- ' --finish cpu'
+}
+
+# Is a case that failed in --check right each time it runs alone, in a fresh program?
+lab_right_alone() {   # PROGRAM VARIANT FAILED-LINE LOG
+    local options run
+    options=$(lab_case_options "$3") || return 1
+    for ((run = 0; run < LAB_FRESH_RUNS; run++)); do
+        # shellcheck disable=SC2086,SC2046
+        timeout -k "$LAB_KILL_AFTER" "$LAB_TIME_TIMEOUT" "$1" $options $(lab_variant_words "$2") \
+            "${LAB_ONE_RUN[@]}" >>"$4" 2>&1 || return 1
+    done
+}
+
+# One variant's --check. Sets LAB_CORRECT to 0 when it fails, LAB_HUNG to 1 when it hangs.
+lab_check_variant() {   # PROGRAM LOGDIR VARIANT
+    local program=$1 variant=$3 log status summary first cuda_error label suffix=''
+    log=$2/check${variant:+-$variant}.txt
+    label=$(lab_variant_label "$variant")
+    [ -z "$variant" ] || suffix=" (--variant $variant)"
+    # shellcheck disable=SC2046
+    timeout -k "$LAB_KILL_AFTER" "$LAB_CHECK_TIMEOUT" "$program" --check $(lab_variant_words "$variant") >"$log" 2>&1
+    status=$?
+    summary=$(grep -m 1 '^check: ' "$log")
+    cuda_error=$(grep -m 1 '^CUDA error' "$log")
+    [ "$status" -eq 0 ] || LAB_CORRECT=0
+    if [ "$status" -eq 0 ]; then
+        lab_say correctness "ok, $label: $summary"
+    elif [ "$status" -eq 1 ]; then
+        first=$(grep -m 1 '^FAILED ' "$log")
+        first=${first#FAILED }
+        lab_say correctness "FAILED, $label: ${summary#check: }"
+        if [ -n "$first" ] && lab_right_alone "$program" "$variant" "$first" "$2/fresh${variant:+-$variant}.txt"; then
+            lab_say state "FAILED: ${first%%:*} is right in a fresh program and wrong after the launches before it in --check"
+            LAB_REASONS+=("state left over between launches$suffix: a second run on the same buffers gave another answer ($(lab_clip "${first%%:*}"): right in a fresh program, wrong after earlier launches): something the first launch set was not reset")
+        else
+            LAB_REASONS+=("wrong result$suffix: $(lab_clip "${first:-${summary#check: }}")")
+        fi
+    elif lab_timed_out "$status"; then
+        LAB_HUNG=1
+        lab_say correctness "FAILED, $label: --check did not finish within $LAB_CHECK_TIMEOUT s (a kernel that never ends: a loop that never stops, or a barrier some threads never reach)"
+        LAB_REASONS+=("hang$suffix: --check did not finish within $LAB_CHECK_TIMEOUT s")
+    elif [ "$status" -eq 3 ]; then
+        lab_say correctness "FAILED, $label: a CUDA error: ${cuda_error:-$(head -n 1 "$log")}"
+        LAB_REASONS+=("crash$suffix: $(lab_clip "${cuda_error:-$(head -n 1 "$log")}")")
+    elif [ "$status" -gt 128 ]; then
+        lab_say correctness "FAILED, $label: the program crashed (signal $(lab_signal_name "$status"))"
+        LAB_REASONS+=("crash$suffix: signal $(lab_signal_name "$status") during --check")
+    else
+        lab_say correctness "FAILED, $label: --check exited with status $status: $(head -n 1 "$log")"
+        LAB_REASONS+=("check$suffix: exit status $status: $(lab_clip "$(head -n 1 "$log")")")
+    fi
+}
+
+# Sets LAB_CORRECT (1 or 0) and LAB_HUNG (1 or 0), adds to LAB_REASONS.
+lab_stage_check() {   # LAB PROGRAM LOGDIR
+    local variant variants
+    LAB_CORRECT=1
+    LAB_HUNG=0
+    mapfile -t variants < <(lab_graded_variants "$1")
+    for variant in "${variants[@]}"; do
+        [ "$LAB_HUNG" -eq 0 ] || break
+        lab_check_variant "$2" "$3" "$variant"
+    done
+}
+
+# ---- stage 3: compute-sanitizer ---------------------------------------------------------
 # "RACECHECK SUMMARY: 3 hazards displayed (0 errors, 3 warnings)" or "ERROR SUMMARY: 2 errors":
 # the count; nothing when the tool printed no summary.
 lab_sanitizer_count() {
@@ -164,9 +267,37 @@ lab_sanitizer_first_report() {
          END { if (!done && headline != "") print headline }' "$1"
 }
 
+# One tool on one variant, at each n of LAB_SANITIZE_N: what it found, or nothing.
+lab_sanitize_variant() {   # SANITIZER TOOL PROGRAM LOGDIR VARIANT
+    local sanitizer=$1 tool=$2 program=$3 logdir=$4 variant=$5 n log status count report
+    for n in $LAB_SANITIZE_N; do
+        log=$logdir/$tool${variant:+-$variant}-n$n.txt
+        # shellcheck disable=SC2046
+        timeout -k "$LAB_KILL_AFTER" "$LAB_SANITIZER_TIMEOUT" "$sanitizer" --tool "$tool" \
+            --error-exitcode "$LAB_SANITIZER_FOUND" "$program" -n "$n" $(lab_variant_words "$variant") \
+            "${LAB_ONE_RUN[@]}" >"$log" 2>&1
+        status=$?
+        count=$(lab_sanitizer_count "$log")
+        if lab_timed_out "$status"; then
+            echo "did not finish within $LAB_SANITIZER_TIMEOUT s at n = $n"
+        elif [ "$status" -eq "$LAB_SANITIZER_FOUND" ] || [ "${count:-0}" != 0 ]; then
+            report=$(lab_sanitizer_first_report "$log")
+            echo "at n = $n: ${report:-$(grep -m 1 'SUMMARY' "$log")}"
+        elif [ "$status" -gt 1 ]; then
+            echo "at n = $n: the program stopped (exit status $status): $(grep -m 1 -E '^(CUDA error|[a-z0-9/]+: )' "$log")"
+        elif [ -z "$count" ]; then
+            echo "at n = $n: no summary from the tool (exit status $status): $(tail -n 1 "$log")"
+        else
+            continue
+        fi
+        echo "$log"
+        return
+    done
+}
+
 # Sets LAB_CLEAN ("" when no sanitizer is installed or it did not run) and adds to LAB_REASONS.
-lab_stage_sanitize() {   # PROGRAM LOGDIR
-    local program=$1 logdir=$2 sanitizer tool n log status count report failed
+lab_stage_sanitize() {   # LAB PROGRAM LOGDIR
+    local program=$2 logdir=$3 sanitizer tool variant variants found failed log
     LAB_CLEAN=
     if [ "$LAB_HUNG" -eq 1 ]; then
         lab_say sanitizer "not run: the kernel did not finish under --check"
@@ -179,35 +310,74 @@ lab_stage_sanitize() {   # PROGRAM LOGDIR
     LAB_CLEAN=1
     for tool in "${LAB_SANITIZER_TOOLS[@]}"; do
         failed=
-        for n in $LAB_SANITIZE_N; do
-            log=$logdir/$tool-n$n.txt
-            timeout -k "$LAB_KILL_AFTER" "$LAB_SANITIZER_TIMEOUT" "$sanitizer" --tool "$tool" \
-                --error-exitcode "$LAB_SANITIZER_FOUND" "$program" -n "$n" "${LAB_ONE_RUN[@]}" >"$log" 2>&1
-            status=$?
-            count=$(lab_sanitizer_count "$log")
-            if lab_timed_out "$status"; then
-                failed="did not finish within $LAB_SANITIZER_TIMEOUT s at n = $n"
-            elif [ "$status" -eq "$LAB_SANITIZER_FOUND" ] || [ "${count:-0}" != 0 ]; then
-                report=$(lab_sanitizer_first_report "$log")
-                failed="at n = $n: ${report:-$(grep -m 1 'SUMMARY' "$log")}"
-            elif [ "$status" -gt 1 ]; then
-                failed="at n = $n: the program stopped (exit status $status): $(grep -m 1 -E '^(CUDA error|[a-z0-9]+: )' "$log")"
-            elif [ -z "$count" ]; then
-                failed="at n = $n: no summary from the tool (exit status $status): $(tail -n 1 "$log")"
-            fi
-            [ -z "$failed" ] || break
+        mapfile -t variants < <(lab_graded_variants "$1")
+        for variant in "${variants[@]}"; do
+            found=$(lab_sanitize_variant "$sanitizer" "$tool" "$program" "$logdir" "$variant")
+            [ -z "$found" ] || { failed=$found; break; }
         done
         if [ -n "$failed" ]; then
+            log=$(tail -n 1 <<<"$failed")
+            failed=$(head -n 1 <<<"$failed")
             LAB_CLEAN=0
-            lab_say "$tool" "FAILED $failed ($(grep -m 1 -oE '(RACECHECK|ERROR) SUMMARY: .*' "$log"); log: ${log#"$LAB_ROOT"/})"
-            LAB_REASONS+=("$tool $(lab_clip "$failed")")
+            lab_say "$tool" "FAILED${variant:+ (--variant $variant)} $failed ($(grep -m 1 -oE '(RACECHECK|ERROR) SUMMARY: .*' "$log"); log: ${log#"$LAB_ROOT"/})"
+            LAB_REASONS+=("$tool${variant:+ (--variant $variant)} $(lab_clip "$failed")")
         else
             lab_say "$tool" "clean at n = ${LAB_SANITIZE_N// /, }"
         fi
     done
 }
 
-# ---- stage 3: the time ------------------------------------------------------------------
+# ---- stage 4: 64-bit indexing -----------------------------------------------------------
+# MiB of device memory free on the GPU the program uses (the first visible one); nothing
+# when nvidia-smi cannot say.
+lab_free_mib() {
+    local device=${CUDA_VISIBLE_DEVICES-}
+    device=${device%%,*}
+    command -v nvidia-smi >/dev/null 2>&1 || return 0
+    nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits ${device:+-i "$device"} 2>/dev/null |
+        head -n 1 | grep -oE '^[0-9]+'
+}
+
+# Sets LAB_WIDE (1, 0, or "" when skipped) and adds to LAB_REASONS. One run past 2^31
+# elements with only the last one hot: an index that wraps (an int, an unsigned product)
+# loses it.
+lab_stage_wide() {   # PROGRAM LOGDIR
+    local program=$1 log=$2/index64.txt need_mib need_gib free status line
+    LAB_WIDE=
+    [ -n "$LAB_WIDE_N" ] || { lab_say index64 "not run: LAB_WIDE_N is empty"; return; }
+    if [ "$LAB_CORRECT" != 1 ]; then
+        lab_say index64 "not run: the kernel is not correct below 2^31 elements"
+        return
+    fi
+    need_mib=$(((LAB_WIDE_N * LAB_BYTES_PER_ELEMENT + LAB_BYTES_PER_MIB - 1) / LAB_BYTES_PER_MIB + LAB_WIDE_MARGIN_MIB))
+    need_gib=$(((need_mib + LAB_MIB_PER_GIB - 1) / LAB_MIB_PER_GIB))
+    free=$(lab_free_mib)
+    if [ -n "$free" ] && [ "$free" -lt "$need_mib" ]; then
+        lab_say index64 "skipped: needs $need_gib GiB of GPU memory, $((free / LAB_MIB_PER_GIB)) GiB free (nvidia-smi)"
+        return
+    fi
+    timeout -k "$LAB_KILL_AFTER" "$LAB_WIDE_TIMEOUT" "$program" -n "$LAB_WIDE_N" --pattern onehot:last \
+        --buffers 1 "${LAB_ONE_RUN[@]}" >"$log" 2>&1
+    status=$?
+    line=$(grep -m 1 -E ' n=[0-9]+ ' "$log")
+    if [ "$status" -eq 0 ]; then
+        LAB_WIDE=1
+        lab_say index64 "ok at n = $LAB_WIDE_N, the last element hot: $line"
+    elif [ "$status" -eq 3 ] && grep -qiE 'memory' "$log"; then
+        lab_say index64 "skipped: needs $need_gib GiB: $(grep -m 1 -iE 'memory' "$log")"
+    elif lab_timed_out "$status"; then
+        LAB_WIDE=0
+        lab_say index64 "FAILED: did not finish within $LAB_WIDE_TIMEOUT s at n = $LAB_WIDE_N"
+        LAB_REASONS+=("hang at n = $LAB_WIDE_N: did not finish within $LAB_WIDE_TIMEOUT s")
+    else
+        LAB_WIDE=0
+        [ -n "$line" ] || line="exit status $status: $(head -n 1 "$log")"
+        lab_say index64 "FAILED at n = $LAB_WIDE_N, the last element hot: $line"
+        LAB_REASONS+=("64-bit index: wrong at n = $LAB_WIDE_N with --pattern onehot:last ($(lab_clip "$line")): an element index that wraps past 2^31 (an int, or a 32-bit product): index with size_t")
+    fi
+}
+
+# ---- stage 5: the time ------------------------------------------------------------------
 # The --csv row of one program at LAB_TIMED_N: "ok ms cub_ms", or nothing.
 lab_timed_row() {   # PROGRAM LOG
     timeout -k "$LAB_KILL_AFTER" "$LAB_TIME_TIMEOUT" "$1" --csv -n "$LAB_TIMED_N" >"$2" 2>&1 || return 1
@@ -241,6 +411,7 @@ lab_stage_time() {   # LAB PROGRAM LOGDIR
     lab_say time "$ms ms at n = $LAB_TIMED_N: ${LAB_X_REFERENCE:-?}x the speed of $step/run (${reference_ms:-not measured} ms), ${LAB_X_CUB:-?}x CUB's (${cub} ms, same process)"
 }
 
+
 # ---- the verdict ------------------------------------------------------------------------
 lab_json_string() {
     local text=$1
@@ -262,25 +433,46 @@ lab_reason_text() {
     printf '%s' "${joined//;/; }"
 }
 
+# Passed: built, the compiled code holds what the lesson requires (or could not be read),
+# every graded variant correct, no sanitizer report, right past 2^31 (or skipped), no reason.
 lab_passed() {
-    [ "$LAB_BUILDS" = 1 ] && [ "$LAB_CORRECT" = 1 ] && [ "$LAB_CLEAN" != 0 ] && [ ${#LAB_REASONS[@]} -eq 0 ]
+    [ "$LAB_BUILDS" = 1 ] && [ "$LAB_INSTRUCTIONS" != 0 ] && [ "$LAB_CORRECT" = 1 ] &&
+        [ "$LAB_CLEAN" != 0 ] && [ "$LAB_WIDE" != 0 ] && [ ${#LAB_REASONS[@]} -eq 0 ]
+}
+
+# 1 passed, 0 failed, "" not decided (no GPU: built and read, not run).
+lab_pass_value() {
+    if [ -z "$LAB_CORRECT" ] && [ "$LAB_BUILDS" = 1 ] && [ ${#LAB_REASONS[@]} -eq 0 ]; then echo ''
+    elif lab_passed; then echo 1
+    else echo 0
+    fi
 }
 
 lab_verdict() {   # LAB
-    if lab_passed; then
-        lab_say verdict "PASSED$([ -z "$LAB_CLEAN" ] && echo ' (without compute-sanitizer: races and out-of-bounds accesses not checked)')"
+    local unchecked=() skipped
+    [ -n "$LAB_CLEAN" ] || unchecked+=("races and out-of-bounds accesses: no compute-sanitizer")
+    [ -n "$LAB_WIDE" ] || unchecked+=("64-bit indexing: skipped")
+    [ -n "$LAB_INSTRUCTIONS" ] || unchecked+=("the compiled code: not read")
+    if [ -z "$LAB_CORRECT" ] && [ "$(lab_pass_value)" = '' ]; then
+        lab_say verdict "NOT GRADED: it builds$([ "$LAB_INSTRUCTIONS" = 1 ] && echo ' and its compiled code holds what the lesson requires'); the rest needs a GPU"
+    elif lab_passed; then
+        skipped=$(IFS=';'; echo "${unchecked[*]}")
+        lab_say verdict "PASSED${skipped:+ (not checked: ${skipped//;/; })}"
     else
         lab_say verdict "FAILED: $(lab_reason_text)"
     fi
-    printf '{"lab":%s,"builds":%s,"correct":%s,"sanitizer_clean":%s,"ms":%s,"x_reference":%s,"x_cub":%s,"reason":%s}\n' \
-        "$(lab_json_string "$1")" "$(lab_json_value "$LAB_BUILDS" boolean)" \
+    printf '{"lab":%s,"pass":%s,"builds":%s,"instructions":%s,"correct":%s,"sanitizer_clean":%s,"index64":%s,"ms":%s,"x_reference":%s,"x_cub":%s,"reason":%s}\n' \
+        "$(lab_json_string "$1")" "$(lab_json_value "$(lab_pass_value)" boolean)" \
+        "$(lab_json_value "$LAB_BUILDS" boolean)" "$(lab_json_value "$LAB_INSTRUCTIONS" boolean)" \
         "$(lab_json_value "$LAB_CORRECT" boolean)" "$(lab_json_value "$LAB_CLEAN" boolean)" \
-        "$(lab_json_value "$LAB_MS")" "$(lab_json_value "$LAB_X_REFERENCE")" \
-        "$(lab_json_value "$LAB_X_CUB")" "$(lab_json_string "$(lab_reason_text)")"
+        "$(lab_json_value "$LAB_WIDE" boolean)" "$(lab_json_value "$LAB_MS")" \
+        "$(lab_json_value "$LAB_X_REFERENCE")" "$(lab_json_value "$LAB_X_CUB")" \
+        "$(lab_json_string "$(lab_reason_text)")"
 }
 
 lab_reset() {
-    LAB_BUILDS='' LAB_CORRECT='' LAB_CLEAN='' LAB_HUNG=0 LAB_MS='' LAB_X_REFERENCE='' LAB_X_CUB=''
+    LAB_BUILDS='' LAB_INSTRUCTIONS='' LAB_CORRECT='' LAB_CLEAN='' LAB_WIDE='' LAB_HUNG=0 LAB_MS=''
+    LAB_X_REFERENCE='' LAB_X_CUB=''
     LAB_REASONS=()
 }
 
@@ -293,29 +485,61 @@ lab_build_failed() {   # LAB BUILD-LOG
     lab_verdict "$1"
 }
 
-# Grades a built program. Logs go to LOGDIR. Prints the stages and the verdict; the
-# results stay in LAB_BUILDS, LAB_CORRECT, LAB_CLEAN, LAB_MS, LAB_X_REFERENCE, LAB_X_CUB,
-# LAB_REASONS. Returns 0 when the kernel passed.
-lab_check() {   # LAB PROGRAM LOGDIR
+# A built kernel without a GPU: its compiled code is read, nothing is run. Returns 1 when the
+# code already fails, 3 otherwise.
+lab_check_without_gpu() {   # LAB PTX LOGDIR
     lab_reset
     LAB_BUILDS=1
     mkdir -p "$3"
     lab_say build ok
-    lab_stage_check "$2" "$3"
-    lab_stage_sanitize "$2" "$3"
-    lab_stage_time "$1" "$2" "$3"
+    lab_stage_lesson "$1" "$2" "$3"
+    lab_say correctness "not run: no GPU"
+    lab_verdict "$1"
+    [ "$LAB_INSTRUCTIONS" = 0 ] && return 1
+    return 3
+}
+
+# Grades a built program and its PTX. Logs go to LOGDIR. Prints the stages and the verdict;
+# the results stay in LAB_BUILDS, LAB_INSTRUCTIONS, LAB_CORRECT, LAB_CLEAN, LAB_WIDE, LAB_MS,
+# LAB_X_REFERENCE, LAB_X_CUB, LAB_REASONS. Returns 0 when the kernel passed.
+lab_check() {   # LAB PROGRAM PTX LOGDIR
+    lab_reset
+    LAB_BUILDS=1
+    mkdir -p "$4"
+    lab_say build ok
+    lab_stage_lesson "$1" "$3" "$4"
+    lab_stage_check "$1" "$2" "$4"
+    lab_stage_sanitize "$1" "$2" "$4"
+    lab_stage_wide "$2" "$4"
+    lab_stage_time "$1" "$2" "$4"
     lab_verdict "$1"
     lab_passed
 }
 
 # ---- ./labs/labNN/run -------------------------------------------------------------------
 lab_usage() {
-    cat <<EOF
+    cat <<USAGE
 usage: ./labs/$1/run --check     build labs/$1/reduce.cu into $(lab_step "$1")'s program and grade it:
-                                 its --check, compute-sanitizer, and the time beside the step
-       ./labs/$1/run OPTIONS     build it and run the program with OPTIONS (--help lists them)
-exit codes of --check: 0 passed, 1 failed (the verdict says why), 3 no GPU
-EOF
+                                 its compiled code, its --check, compute-sanitizer, a run past
+                                 2^31 elements, and the time beside the step
+       ./labs/$1/run OPTIONS     build it and run the program with OPTIONS (listed below)
+exit codes of --check: 0 passed, 1 failed (the verdict says why), 3 no GPU (the build and the
+compiled code were checked, nothing was run)
+USAGE
+}
+
+# Runs the lab's program under the lab's own name: argv[0] names it for its --help and usage
+# errors (common/options.c), and the messages the step's code prefixes with the step's name
+# ("step05: no CUDA device") are renamed on the way to stderr.
+lab_exec_program() {   # LAB ARGUMENTS...
+    local lab=$1 step status
+    shift
+    step=$(lab_step "$lab")
+    step=${step%%_*}
+    { (exec -a "labs/$lab/run" "$LAB_ROOT/labs/$lab/program" "$@") 2>&1 1>&3 3>&- |
+        sed -u "s#^$step\\([: ]\\)#labs/$lab/run\\1#; s#$step/run --help#labs/$lab/run --help#" >&2; } 3>&1
+    status=${PIPESTATUS[0]}
+    return "$status"
 }
 
 lab_run() {   # LAB ARGUMENTS...
@@ -330,18 +554,23 @@ lab_run() {   # LAB ARGUMENTS...
         echo
     fi
     if [ "${1:-}" != --check ]; then
-        lab_make "$build_log" "$lab" || { cat "$build_log" >&2; echo "$lab: the build failed (above)" >&2; return 1; }
-        exec "$LAB_ROOT/labs/$lab/program" "$@"
+        lab_make "$build_log" "$lab" || { cat "$build_log" >&2; echo "labs/$lab/run: the build failed (above)" >&2; return 1; }
+        lab_exec_program "$lab" "$@"
+        return
     fi
     [ $# -eq 1 ] || { lab_usage "$lab" >&2; return 2; }
     echo "$lab: labs/$lab/reduce.cu in $(lab_step "$lab")'s program (labs/$lab/program); logs in ${logdir#"$LAB_ROOT"/}/"
-    if ! lab_make "$build_log" "$lab"; then
+    if ! lab_make "$build_log" "$lab" "$lab-ptx"; then
         head -n 40 "$build_log"
         lab_build_failed "$lab" "$build_log"
         return 1
     fi
-    lab_require_gpu "$lab" >&2
-    status=$?
-    [ "$status" -eq 0 ] || return "$status"
-    lab_check "$lab" "$LAB_ROOT/labs/$lab/program" "$logdir"
+    if ! lab_require_gpu "$lab" >&2; then
+        lab_check_without_gpu "$lab" "$LAB_ROOT/build/labs/$lab/reduce.ptx" "$logdir"
+        status=$?
+        echo "Without a GPU: read the PTX and SASS (make $lab-ptx, make ptx) and do the tasks that" >&2
+        echo "  labs/$lab/README.md marks \"no GPU\"; run --check where there is one." >&2
+        return "$status"
+    fi
+    lab_check "$lab" "$LAB_ROOT/labs/$lab/program" "$LAB_ROOT/build/labs/$lab/reduce.ptx" "$logdir"
 }

@@ -47,12 +47,15 @@ grade:
 	bash labs/grade.sh $(if $(GRADE_JOBS),-j $(GRADE_JOBS)) "$(SUBMISSIONS)" $(LAB)
 
 # How labs/grade.sh builds one submission in its scratch folder, never touching labs/:
-#   make lab-submission LAB=labNN LAB_KERNEL=scratch/reduce.cu LAB_OUT=scratch -> scratch/program
+#   make lab-submission LAB=labNN LAB_KERNEL=scratch/reduce.cu LAB_OUT=scratch
+#     -> scratch/program, and scratch/reduce.ptx for labs/lesson.py
 ifneq ($(and $(LAB_KERNEL),$(LAB_OUT)),)
 ifeq ($(LAB_STEP_$(LAB)),)
 $(error LAB=$(LAB) is not a lab of labs/steps.txt ($(LABS)))
 endif
-lab-submission: $(LAB_OUT)/program
+lab-submission: $(LAB_OUT)/program $(LAB_OUT)/reduce.ptx
+$(LAB_OUT)/reduce.ptx: $(LAB_KERNEL)
+	$(NVCC) $(LAB_PTX_FLAGS) -arch=$(or $(ARCH),$(LAB_PTX_ARCH)) -Icommon -I$(LAB_STEP_$(LAB)) -ptx $< -o $@
 $(LAB_OUT)/reduce.o: $(LAB_KERNEL)
 	$(NVCC) $(NVCCFLAGS) -I$(LAB_STEP_$(LAB)) -c $< -o $@
 $(LAB_OUT)/program: $(LAB_OUT)/reduce.o $(call lab_host_objects,$(LAB_STEP_$(LAB))) $(COMMON_OBJECTS)

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Grades every kernel of tests/wrong_kernels/, each lab's model answer and a file that does not
+# compile with labs/grade.sh, through the GPU tests of tests/labs_checker.c, and writes one
+# table: lab, kernel, the reason expected, what the grader said, ok or WRONG.
+#
+#   bash tests/wrong_kernels/table.sh [FILE]      (default FILE: build/labs/wrong_kernels.md)
+#
+# Needs a GPU (about 9 GiB of its memory free for lab01's case past 2^31 elements) and
+# compute-sanitizer for the rows only it decides. Exit codes: 0 every row as expected,
+# 1 some row not, 3 no GPU (nothing graded). The tests' own output is kept beside FILE
+# (FILE.log).
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+out=${1:-build/labs/wrong_kernels.md}
+mkdir -p "$(dirname "$out")" build/labs
+make -s --no-print-directory labs tests/bin/tests || exit 2
+rm -rf build/labs/wrong_kernels
+CRITERION_JOBS=${CRITERION_JOBS:-2} tests/bin/tests --filter 'labs_gpu/grade*' >"$out.log" 2>&1
+status=$?
+if ! compgen -G 'build/labs/wrong_kernels/*.md' >/dev/null; then
+    echo "table.sh: nothing was graded (no CUDA device?): see $out.log" >&2
+    tail -n 3 "$out.log" >&2
+    exit 3
+fi
+{
+    echo "| lab | kernel | expected reason | got (pass: reason) | verdict |"
+    echo "|---|---|---|---|---|"
+    cat build/labs/wrong_kernels/*.md
+    echo
+    grep -E '^\[====\] Synthesis' "$out.log"
+} >"$out"
+cat "$out"
+[ "$status" -eq 0 ] && ! grep -q '| WRONG |$' "$out"
