@@ -1,31 +1,38 @@
 /* step11_in_flight: the program.
  * It reads top to bottom like the documents' main(): the options, the data, device memory,
  * the launch, the check, the time, the report. The kernel is in reduce.cu; common/toolbox.h
- * says what each helper does. */
+ * says what each helper does. A call that fails has said why: the program
+ * frees what it holds and exits 3. */
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { WARP_LEVELS = 5 };            /* shuffles within a warp, and again over the warp sums */
-enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 };   /* a float4's four lanes; the head and tail floats */
+enum { WARP_LEVELS = 5 }; /* shuffles within a warp, and again over the warp sums */
+enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* a float4's four lanes; the head and tail floats */
 
 static const struct step_info STEP = {
-    .name = "step11", .title = "In flight: every load issued before the first add, in short blocks",
-    .min_threads = 32, .max_threads = 1024, .default_threads = 512,
-    .variants = (const struct variant[]){
-        {"ticket", "step09's last block, with an acquire-release cuda::atomic_ref ticket"},
-        {"atomic-add", "no last block: every block atomicAdd()s its sum (order varies)"},
-        {NULL, NULL}},
+    .name = "step11",
+    .title = "In flight: every load issued before the first add, in short blocks",
+    .min_threads = 32,
+    .max_threads = 1024,
+    .default_threads = 512,
+    .variants =
+        (const struct variant[]){
+            {"ticket", "step09's last block, with an acquire-release cuda::atomic_ref ticket"},
+            {"atomic-add", "no last block: every block atomicAdd()s its sum (order varies)"},
+            {NULL, NULL}},
 };
 
 /* How the kernel is launched: block size, and how the blocks finish. */
-struct shape { unsigned threads; int variant; };
+struct shape {
+    unsigned threads;
+    int variant;
+};
 
 /* One block per threads * FLOATS_PER_THREAD elements, at least one (n = 0 too): every thread
  * reads its VECTORS_PER_THREAD float4 once, and the body has at most n / 4 of them. */
 static unsigned blocks_for(size_t n, const struct shape *shape)
 {
-    size_t per_block = (size_t)shape->threads * FLOATS_PER_THREAD;
-    return n > per_block ? (unsigned)((n + per_block - 1) / per_block) : 1;
+    return blocks_to_cover(n, (size_t)shape->threads * FLOATS_PER_THREAD);
 }
 
 /* The longest chain of float additions any element goes through (docs/verification.md): a
@@ -37,14 +44,15 @@ static unsigned depth(size_t n, const struct shape *shape)
 {
     size_t blocks = blocks_for(n, shape), per_round = (size_t)shape->threads * FLOATS_PER_VECTOR;
     size_t own = VECTORS_PER_THREAD + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
-    size_t last = (blocks + per_round - 1) / per_round + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    size_t last = (blocks + per_round - 1) / per_round + LANE_LEVELS + EDGE_LEVELS +
+                  2 * WARP_LEVELS;
     return (unsigned)(own + (shape->variant == VARIANT_ATOMIC_ADD ? blocks : last));
 }
 
 /* Device memory beside the input: the block sums, the total, and the ticket counter. */
 struct buffers {
     float *block_sums, *total;
-    unsigned *ticket_counter;        /* zeroed once here; the last block sets it back to 0 */
+    unsigned *ticket_counter; /* zeroed once here; the last block sets it back to 0 */
 };
 
 static bool buffers_create(struct buffers *b, unsigned blocks)
@@ -65,7 +73,8 @@ static void buffers_free(struct buffers *b)
  * device. atomic-add needs the total zeroed first, and that is part of its cost. */
 static bool reduce(const float *input, size_t n, const struct shape *shape, const struct buffers *b)
 {
-    if (shape->variant == VARIANT_ATOMIC_ADD) CUDA_TRY(cudaMemsetAsync(b->total, 0, sizeof(float), 0));
+    if (shape->variant == VARIANT_ATOMIC_ADD)
+        CUDA_TRY(cudaMemsetAsync(b->total, 0, sizeof(float), 0));
     CUDA_TRY(reduce_in_one_launch(input, n, b->block_sums, b->ticket_counter, b->total,
                                   blocks_for(n, shape), shape->threads, shape->variant));
     return true;
@@ -76,58 +85,77 @@ static bool reduce(const float *input, size_t n, const struct shape *shape, cons
 static int measure(const struct options *o, const struct device_info *device, size_t n)
 {
     struct shape shape = {o->threads, o->variant};
-    struct buffers buffers = {0};
-    struct timer timer = {0};
-    struct input input = {0};
     struct report report = report_start(&STEP, device, o, n);
-    bool ok = buffers_create(&buffers, blocks_for(n, &shape)) && timer_make(&timer, device, o) &&
-              input_create(&input, o, n, device);
-    for (int run = 0; ok && run < o->warmup + o->iters; run++)
-        ok = timer_start(&timer) && reduce(input.copies[run % input.count], n, &shape, &buffers) &&
-             timer_stop(&timer, run >= o->warmup);
+    struct input input = {0};
+    struct timer timer = {0};
+    struct buffers buffers = {0};
+    int status = EXIT_ENVIRONMENT;
+
+    if (!buffers_create(&buffers, blocks_for(n, &shape))) goto done;
+    if (!timer_make(&timer, device, o)) goto done;
+    if (!input_create(&input, o, n, device)) goto done;
+    for (int run = 0; run < o->warmup + o->iters; run++) {
+        const float *copy = input.copies[run % input.count];
+        if (!timer_start(&timer)) goto done;
+        if (!reduce(copy, n, &shape, &buffers)) goto done;
+        if (!timer_stop(&timer, run >= o->warmup)) goto done;
+    }
     report.time = timer_summary(&timer);
-    ok = ok && total_read(buffers.total, &report.result);
-    if (ok && o->cub) ok = cub_time(&input, o, &timer, &report.cub, NULL);
-    snprintf(report.launch, sizeof report.launch, "%u block(s) x %u threads, %d float4 per thread, "
-             "all in flight at once; 1 launch", blocks_for(n, &shape), o->threads, VECTORS_PER_THREAD);
+    if (!total_read(buffers.total, &report.result)) goto done;
+    if (o->cub && !cub_time(&input, o, &timer, &report.cub, NULL)) goto done;
+
+    snprintf(report.launch, sizeof report.launch,
+             "%u block(s) x %u threads, %d float4 per thread, all in flight at once; 1 launch",
+             blocks_for(n, &shape), o->threads, VECTORS_PER_THREAD);
     report_judge(&report, &input.reference, depth(n, &shape));
-    if (ok) report_print(&report, o);
+    report_print(&report, o);
+    status = report.ok ? EXIT_CORRECT : EXIT_WRONG;
+done:
     buffers_free(&buffers);
     timer_free(&timer);
     input_free(&input);
-    return !ok ? EXIT_ENVIRONMENT : report.ok ? EXIT_CORRECT : EXIT_WRONG;
+    return status;
 }
 
 /* --check: every case of the matrix, through the same launch. */
 static int check_all(const struct options *o, const struct device_info *device)
 {
     struct check *check = check_start(&STEP, o, device);
-    struct shape largest = {STEP.min_threads, o->variant};   /* the most blocks */
+    struct shape largest = {STEP.min_threads, o->variant}; /* the most blocks */
     struct buffers buffers = {0};
     struct check_case c;
-    bool ok = check != NULL && buffers_create(&buffers, blocks_for(CHECK_LARGEST_N, &largest));
-    while (ok && check_next(check, &c)) {
+    bool ran = false;
+
+    if (check == NULL) return EXIT_ENVIRONMENT;
+    if (!buffers_create(&buffers, blocks_for(CHECK_LARGEST_N, &largest))) goto done;
+    while (check_next(check, &c)) {
         struct shape shape = {c.threads, o->variant};
         float total = 0;
-        ok = reduce(c.input, c.n, &shape, &buffers) && total_read(buffers.total, &total);
-        if (ok) check_record(check, &c, total, depth(c.n, &shape));
+        if (!reduce(c.input, c.n, &shape, &buffers)) goto done;
+        if (!total_read(buffers.total, &total)) goto done;
+        check_record(check, &c, total, depth(c.n, &shape));
     }
+    ran = true;
+done:
     buffers_free(&buffers);
-    return check != NULL ? check_finish(check, ok) : EXIT_ENVIRONMENT;
+    return check_finish(check, ran);
 }
 
 int main(int argc, char **argv)
 {
     struct options options;
     struct device_info device;
-    int status = options_parse(argc, argv, &STEP, &options), worst = EXIT_CORRECT;
+    int status = options_parse(argc, argv, &STEP, &options);
     if (status != OPTIONS_RUN) return status;
     if (!device_open(&device, STEP.name)) return EXIT_ENVIRONMENT;
     if (options.check) return check_all(&options, &device);
+
     if (options.csv) report_csv_header();
-    for (size_t n = options.n; n <= options.n_last && worst != EXIT_ENVIRONMENT; n = n ? 2 * n : 1) {
+    int worst = EXIT_CORRECT;
+    for (size_t n = options.n; n <= options.n_last; n = n ? 2 * n : 1) {
         status = measure(&options, &device, n);
-        worst = status > worst ? status : worst;
+        if (status > worst) worst = status;
+        if (status == EXIT_ENVIRONMENT) break;
     }
     return worst;
 }

@@ -9,9 +9,9 @@ extern "C" {
 #endif
 
 struct ceilings {
-    struct timing write;             /* cudaMemset of the input's bytes */
-    struct timing copy;              /* cudaMemcpy of them, device to device: read and written */
-    struct timing launch;            /* a kernel that does nothing */
+    struct timing write;  /* cudaMemset of the input's bytes */
+    struct timing copy;   /* cudaMemcpy of them, device to device: read and written */
+    struct timing launch; /* a kernel that does nothing */
 };
 
 /* Times the three as the step is timed: options->warmup untimed runs, then options->iters,
