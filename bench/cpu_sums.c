@@ -22,9 +22,13 @@
 
 #include "toolbox.h"
 
-enum { DEFAULT_SEED = 2026 };        /* the step binaries' default seed */
+enum { DEFAULT_SEED = 2026 }; /* the step binaries' default seed */
 
-struct settings { size_t n; struct pattern pattern; uint64_t seed; };
+struct settings {
+    size_t n;
+    struct pattern pattern;
+    uint64_t seed;
+};
 
 static float naive_sum(const float *x, size_t n)
 {
@@ -47,7 +51,7 @@ static float kahan_sum(const float *x, size_t n)
     float sum = 0.0f, compensation = 0.0f;
     for (size_t i = 0; i < n; i++) {
         float corrected = x[i] - compensation, next = sum + corrected;
-        compensation = (next - sum) - corrected;   /* what the addition to sum rounded away */
+        compensation = (next - sum) - corrected; /* what the addition to sum rounded away */
         sum = next;
     }
     return sum;
@@ -65,8 +69,10 @@ static void print_row(const char *method, const struct settings *s, float result
         return;
     }
     double bound = error_bound(reference, *depth);
-    if (isfinite(bound)) printf("%.9g,%d\n", bound, result_within(result, reference, bound));
-    else printf("inf,\n");                       /* no bound to be within */
+    if (isfinite(bound))
+        printf("%.9g,%d\n", bound, result_within(result, reference, bound));
+    else
+        printf("inf,\n"); /* no bound to be within */
 }
 
 static int usage(const char *message, const char *value)
@@ -92,7 +98,8 @@ static int parse(int argc, char **argv, struct settings *s)
             if (!parse_size(value, &s->n) || s->n > MAX_N)
                 return usage("-n takes a count up to 2^32, not", value);
         } else if (!strcmp(option, "--pattern")) {
-            if (!pattern_parse(value, &s->pattern)) return usage("--pattern: unknown pattern", value);
+            if (!pattern_parse(value, &s->pattern))
+                return usage("--pattern: unknown pattern", value);
         } else if (!strcmp(option, "--seed")) {
             s->seed = strtoull(value, &end, 10);
             if (*value < '0' || *value > '9' || *end != '\0')
@@ -104,8 +111,10 @@ static int parse(int argc, char **argv, struct settings *s)
     }
     size_t hot;
     if (s->pattern.kind == PATTERN_ONEHOT && !pattern_onehot_position(&s->pattern, s->n, &hot)) {
-        fprintf(stderr, "cpu_sums: --pattern onehot needs an element to make hot, and n = %zu "
-                "has none there\n", s->n);
+        fprintf(stderr,
+                "cpu_sums: --pattern onehot needs an element to make hot, and n = %zu "
+                "has none there\n",
+                s->n);
         return EXIT_USAGE;
     }
     return OPTIONS_RUN;

@@ -87,10 +87,10 @@ void report_print(const struct report *r, const struct options *options)
     if (options->csv)
         printf("%s,%s,%zu,%s,%s,%.9g,%.17g,%.9g,%.9g,%d,%.6f,%.6f,%.2f,%.2f,%.6f,%.4f,%s,%d.%d\n",
                r->step->name, r->variant ? r->variant : "-", r->n, r->pattern,
-               flush_name(options->flush), r->result,
-               r->reference.sum, (double)r->result - r->reference.sum, r->bound, r->ok,
-               r->time.median_ms, r->time.min_ms, gb_per_s(r), percent(r), r->cub.median_ms,
-               ratio_to_cub(r), r->device->name, major, minor);
+               flush_name(options->flush), r->result, r->reference.sum,
+               (double)r->result - r->reference.sum, r->bound, r->ok, r->time.median_ms,
+               r->time.min_ms, gb_per_s(r), percent(r), r->cub.median_ms, ratio_to_cub(r),
+               r->device->name, major, minor);
     else if (options->quiet)
         printf("%s %s n=%zu pattern=%s result=%.9g expected=%.17g %s\n", r->step->name,
                r->variant ? r->variant : "-", r->n, r->pattern, r->result, r->reference.sum,

@@ -9,7 +9,8 @@ static const size_t KEEP_FREE = (size_t)256 << 20;
 /* Four times the L2: whatever its replacement policy, none of the input survives. */
 enum { L2_CAPACITIES = 4, FLUSH_BLOCKS = 1024, FLUSH_THREADS = 256 };
 
-bool input_create(struct input *input, const struct options *options, size_t n, const struct device_info *device)
+bool input_create(struct input *input, const struct options *options, size_t n,
+                  const struct device_info *device)
 {
     size_t bytes = n * sizeof(float), free_bytes = 0, total_bytes = 0;
     memset(input, 0, sizeof *input);
@@ -27,7 +28,8 @@ bool input_create(struct input *input, const struct options *options, size_t n, 
         /* cudaMalloc(0) gives NULL: one float keeps every copy a real buffer */
         CUDA_TRY(cudaMalloc((void **)&input->copies[c], bytes > 0 ? bytes : sizeof(float)));
         input->count = c + 1;
-        CUDA_TRY(cudaMemcpy(input->copies[c], c > 0 ? input->copies[0] : input->host, bytes, cudaMemcpyDefault));
+        CUDA_TRY(cudaMemcpy(input->copies[c], c > 0 ? input->copies[0] : input->host, bytes,
+                            cudaMemcpyDefault));
     }
     return true;
 }
@@ -46,12 +48,14 @@ void input_free(struct input *input)
 __global__ void read_to_evict(const float4 *scratch, size_t vectors, float *sink)
 {
     float sum = 0.0f;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < vectors; i += (size_t)gridDim.x * blockDim.x)
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < vectors;
+         i += (size_t)gridDim.x * blockDim.x)
         sum += scratch[i].x + scratch[i].y + scratch[i].z + scratch[i].w;
     if (sum != 0.0f) *sink = sum;
 }
 
-bool timer_make(struct timer *timer, const struct device_info *device, const struct options *options)
+bool timer_make(struct timer *timer, const struct device_info *device,
+                const struct options *options)
 {
     int capacity = options->iters;
     memset(timer, 0, sizeof *timer);
@@ -61,7 +65,7 @@ bool timer_make(struct timer *timer, const struct device_info *device, const str
     if ((timer->samples = (double *)malloc((capacity + 1) * sizeof(double))) == NULL) return false;
     CUDA_TRY(cudaEventCreate(&timer->start));
     CUDA_TRY(cudaEventCreate(&timer->stop));
-    CUDA_TRY(cudaMalloc(&timer->scratch, timer->scratch_bytes + sizeof(float4)));   /* and the sink */
+    CUDA_TRY(cudaMalloc(&timer->scratch, timer->scratch_bytes + sizeof(float4))); /* and the sink */
     CUDA_TRY(cudaMemset(timer->scratch, 0, timer->scratch_bytes));
     return true;
 }
@@ -73,7 +77,8 @@ bool timer_start(struct timer *timer)
     if (timer->flush == FLUSH_WRITE) {
         CUDA_TRY(cudaMemsetAsync(scratch, 0, timer->scratch_bytes, 0));
     } else {
-        read_to_evict<<<FLUSH_BLOCKS, FLUSH_THREADS>>>(scratch, vectors, (float *)(scratch + vectors));
+        read_to_evict<<<FLUSH_BLOCKS, FLUSH_THREADS>>>(scratch, vectors,
+                                                       (float *)(scratch + vectors));
         CUDA_TRY(cudaGetLastError());
     }
     CUDA_TRY(cudaEventRecord(timer->start, 0));
@@ -104,7 +109,8 @@ struct timing timer_summary(struct timer *timer)
     timer->runs = 0;
     if (count == 0) return (struct timing){0, 0, 0, 0};
     qsort(s, (size_t)count, sizeof *s, by_value);
-    return (struct timing){count % 2 ? s[middle] : (s[middle - 1] + s[middle]) / 2, s[0], s[count - 1], count};
+    return (struct timing){count % 2 ? s[middle] : (s[middle - 1] + s[middle]) / 2, s[0],
+                           s[count - 1], count};
 }
 
 void timer_free(struct timer *timer)
@@ -124,20 +130,22 @@ static cudaError_t cub_sum(void *temp, size_t &temp_bytes, const float *in, size
     return cub::DeviceReduce::Sum(temp, temp_bytes, in, total, (long long)n);
 }
 
-bool cub_time(const struct input *input, const struct options *o, struct timer *timer, struct timing *timing,
-              float *total)
+bool cub_time(const struct input *input, const struct options *o, struct timer *timer,
+              struct timing *timing, float *total)
 {
     size_t temp_bytes = 0, total_at;
-    char *temp = NULL;           /* CUB's temporary storage, then the total, 16-byte aligned */
+    char *temp = NULL; /* CUB's temporary storage, then the total, 16-byte aligned */
     bool ok = CUDA_OK(cub_sum(NULL, temp_bytes, NULL, input->n, NULL));
     total_at = (temp_bytes + sizeof(float4) - 1) / sizeof(float4) * sizeof(float4);
     ok = ok && CUDA_OK(cudaMalloc((void **)&temp, total_at + sizeof(float4)));
     for (int run = 0; ok && run < o->warmup + o->iters; run++)
         ok = timer_start(timer) &&
-             CUDA_OK(cub_sum(temp, temp_bytes, input->copies[run % input->count], input->n, (float *)(temp + total_at))) &&
+             CUDA_OK(cub_sum(temp, temp_bytes, input->copies[run % input->count], input->n,
+                             (float *)(temp + total_at))) &&
              timer_stop(timer, run >= o->warmup);
     *timing = timer_summary(timer);
-    if (ok && total != NULL) ok = CUDA_OK(cudaMemcpy(total, temp + total_at, sizeof(float), cudaMemcpyDeviceToHost));
+    if (ok && total != NULL)
+        ok = CUDA_OK(cudaMemcpy(total, temp + total_at, sizeof(float), cudaMemcpyDeviceToHost));
     if (temp != NULL) ok = CUDA_OK(cudaFree(temp)) && ok;
     return ok;
 }

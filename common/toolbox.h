@@ -149,7 +149,8 @@ struct timer {
     int runs, capacity;
 };
 /* Room for options->iters samples; the L2 emptied as options->flush says. */
-bool timer_make(struct timer *timer, const struct device_info *device, const struct options *options);
+bool timer_make(struct timer *timer, const struct device_info *device,
+                const struct options *options);
 bool timer_start(struct timer *timer);            /* empties the L2 (untimed), records the start */
 bool timer_stop(struct timer *timer, bool keep);  /* waits; keeps the sample unless warm-up */
 struct timing timer_summary(struct timer *timer); /* of the samples kept since the last one */

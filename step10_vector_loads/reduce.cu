@@ -34,7 +34,7 @@ static __device__ float warp_sum(float value)
  * whole float4 after it (body), and the floats after the last whole float4 (tail). */
 struct split_input {
     const float *head, *tail;
-    unsigned head_length, tail_length;   /* 0..3 each */
+    unsigned head_length, tail_length; /* 0..3 each */
     const float4 *body;
     size_t body_vectors;
 };
@@ -58,7 +58,10 @@ static __device__ float4 plus(float4 a, float4 b)
     return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
 }
 
-static __device__ float sum_lanes(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+static __device__ float sum_lanes(float4 v)
+{
+    return (v.x + v.y) + (v.z + v.w);
+}
 
 /* Vector i, i + stride, ... of vectors[0..count), LOADS_IN_FLIGHT loads issued before the
  * first is added: step09's loop, over float4. */
@@ -72,8 +75,7 @@ static __device__ float4 strided_sum(const float4 *vectors, size_t count, size_t
         for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
             loaded[k] = i + k * stride < count ? vectors[i + k * stride] : zero;
 #pragma unroll
-        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
-            sum = plus(sum, loaded[k]);
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++) sum = plus(sum, loaded[k]);
     }
     return sum;
 }
@@ -85,7 +87,8 @@ static __device__ float thread_sum(const float *in, size_t n)
 {
     struct split_input split = split_at_alignment(in, n);
     size_t thread = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x;
-    float4 sum = strided_sum(split.body, split.body_vectors, thread, (size_t)gridDim.x * BLOCK_SIZE);
+    float4 sum = strided_sum(split.body, split.body_vectors, thread,
+                             (size_t)gridDim.x * BLOCK_SIZE);
     float edges = (thread < split.head_length ? split.head[thread] : 0.0f) +
                   (thread < split.tail_length ? split.tail[thread] : 0.0f);
     return sum_lanes(sum) + edges;
@@ -134,9 +137,10 @@ static __device__ bool last_block_atomic_ref(unsigned *ticket_counter)
 }
 
 template <unsigned BLOCK_SIZE, int VARIANT>
-__global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
-                  float *total)
+__global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in, size_t n,
+                                                                float *block_sums,
+                                                                unsigned *ticket_counter,
+                                                                float *total)
 {
     float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));
     if (VARIANT == VARIANT_ATOMIC_ADD) {
@@ -154,20 +158,26 @@ reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket
     sum = block_sum<BLOCK_SIZE>(sum);
     if (threadIdx.x == 0) {
         *total = sum;
-        *ticket_counter = 0;         /* every other block has its ticket: nobody else reads it */
+        *ticket_counter = 0; /* every other block has its ticket: nobody else reads it */
     }
 }
 
-typedef void (*block_kernel)(const float *in, size_t n, float *block_sums,
-                             unsigned *ticket_counter, float *total);
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
+                             float *total);
 
 /* One instantiation per block size that host.c accepts, for each variant. */
 struct instantiation {
     unsigned block_size;
     block_kernel by_variant[3];
 };
-#define VARIANTS(size) {size, {reduce_last_block<size, VARIANT_FENCE>, \
-    reduce_last_block<size, VARIANT_ATOMIC_REF>, reduce_last_block<size, VARIANT_ATOMIC_ADD>}}
+#define VARIANTS(size)                                                                             \
+    {                                                                                              \
+        size,                                                                                      \
+        {                                                                                          \
+            reduce_last_block<size, VARIANT_FENCE>, reduce_last_block<size, VARIANT_ATOMIC_REF>,   \
+                reduce_last_block<size, VARIANT_ATOMIC_ADD>                                        \
+        }                                                                                          \
+    }
 static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
     VARIANTS(32), VARIANTS(64), VARIANTS(128), VARIANTS(256), VARIANTS(512), VARIANTS(1024),
 };

@@ -33,7 +33,7 @@ static __device__ float warp_sum(float value)
  * whole float4 after it (body), and the floats after the last whole float4 (tail). */
 struct split_input {
     const float *head, *tail;
-    unsigned head_length, tail_length;   /* 0..3 each */
+    unsigned head_length, tail_length; /* 0..3 each */
     const float4 *body;
     size_t body_vectors;
 };
@@ -57,7 +57,10 @@ static __device__ float4 plus(float4 a, float4 b)
     return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
 }
 
-static __device__ float sum_lanes(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+static __device__ float sum_lanes(float4 v)
+{
+    return (v.x + v.y) + (v.z + v.w);
+}
 
 /* Vector i, i + stride, ... of vectors[0..count), LOADS_IN_FLIGHT loads issued before the
  * first is added: step09's loop, over float4. */
@@ -71,8 +74,7 @@ static __device__ float4 strided_sum(const float4 *vectors, size_t count, size_t
         for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
             loaded[k] = i + k * stride < count ? vectors[i + k * stride] : zero;
 #pragma unroll
-        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
-            sum = plus(sum, loaded[k]);
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++) sum = plus(sum, loaded[k]);
     }
     return sum;
 }
@@ -89,17 +91,19 @@ static __device__ float thread_sum(const float *in, size_t n)
     size_t thread = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x;
     size_t first = (size_t)blockIdx.x * BLOCK_SIZE * VECTORS_PER_THREAD + threadIdx.x;
     float4 loaded[VECTORS_PER_THREAD], sum = zero;
-    if (first + (VECTORS_PER_THREAD - 1) * BLOCK_SIZE < split.body_vectors) {   /* all in bounds */
+    if (first + (VECTORS_PER_THREAD - 1) * BLOCK_SIZE < split.body_vectors) { /* all in bounds */
 #pragma unroll
-        for (unsigned k = 0; k < VECTORS_PER_THREAD; k++) loaded[k] = __ldg(split.body + first + k * BLOCK_SIZE);
+        for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
+            loaded[k] = __ldg(split.body + first + k * BLOCK_SIZE);
     } else {
 #pragma unroll
         for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
-            loaded[k] = first + k * BLOCK_SIZE < split.body_vectors ? __ldg(split.body + first + k * BLOCK_SIZE) : zero;
+            loaded[k] = first + k * BLOCK_SIZE < split.body_vectors
+                            ? __ldg(split.body + first + k * BLOCK_SIZE)
+                            : zero;
     }
 #pragma unroll
-    for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
-        sum = plus(sum, loaded[k]);
+    for (unsigned k = 0; k < VECTORS_PER_THREAD; k++) sum = plus(sum, loaded[k]);
     float edges = (thread < split.head_length ? split.head[thread] : 0.0f) +
                   (thread < split.tail_length ? split.tail[thread] : 0.0f);
     return sum_lanes(sum) + edges;
@@ -111,7 +115,8 @@ template <unsigned BLOCK_SIZE>
 static __device__ float sum_of_block_sums(const float *block_sums, unsigned count)
 {
     unsigned whole = count / FLOATS_PER_VECTOR, rest = whole * FLOATS_PER_VECTOR + threadIdx.x;
-    float4 sum = strided_sum(reinterpret_cast<const float4 *>(block_sums), whole, threadIdx.x, BLOCK_SIZE);
+    float4 sum = strided_sum(reinterpret_cast<const float4 *>(block_sums), whole, threadIdx.x,
+                             BLOCK_SIZE);
     return sum_lanes(sum) + (rest < count ? block_sums[rest] : 0.0f);
 }
 
@@ -146,9 +151,10 @@ static __device__ bool last_block_atomic_ref(unsigned *ticket_counter)
 }
 
 template <unsigned BLOCK_SIZE, int VARIANT>
-__global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
-                  float *total)
+__global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in, size_t n,
+                                                                float *block_sums,
+                                                                unsigned *ticket_counter,
+                                                                float *total)
 {
     float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));
     if (VARIANT == VARIANT_ATOMIC_ADD) {
@@ -162,20 +168,25 @@ reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket
     sum = block_sum<BLOCK_SIZE>(sum_of_block_sums<BLOCK_SIZE>(block_sums, gridDim.x));
     if (threadIdx.x == 0) {
         *total = sum;
-        *ticket_counter = 0;         /* every other block has its ticket: nobody else reads it */
+        *ticket_counter = 0; /* every other block has its ticket: nobody else reads it */
     }
 }
 
-typedef void (*block_kernel)(const float *in, size_t n, float *block_sums,
-                             unsigned *ticket_counter, float *total);
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
+                             float *total);
 
 /* One instantiation per block size that host.c accepts, for each variant. */
 struct instantiation {
     unsigned block_size;
     block_kernel by_variant[2];
 };
-#define VARIANTS(size) {size, {reduce_last_block<size, VARIANT_TICKET>, \
-    reduce_last_block<size, VARIANT_ATOMIC_ADD>}}
+#define VARIANTS(size)                                                                             \
+    {                                                                                              \
+        size,                                                                                      \
+        {                                                                                          \
+            reduce_last_block<size, VARIANT_TICKET>, reduce_last_block<size, VARIANT_ATOMIC_ADD>   \
+        }                                                                                          \
+    }
 static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
     VARIANTS(32), VARIANTS(64), VARIANTS(128), VARIANTS(256), VARIANTS(512), VARIANTS(1024),
 };

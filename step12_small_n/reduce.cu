@@ -35,7 +35,7 @@ static __device__ float warp_sum(float value)
  * whole float4 after it (body), and the floats after the last whole float4 (tail). */
 struct split_input {
     const float *head, *tail;
-    unsigned head_length, tail_length;   /* 0..3 each */
+    unsigned head_length, tail_length; /* 0..3 each */
     const float4 *body;
     size_t body_vectors;
 };
@@ -59,7 +59,10 @@ static __device__ float4 plus(float4 a, float4 b)
     return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
 }
 
-static __device__ float sum_lanes(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+static __device__ float sum_lanes(float4 v)
+{
+    return (v.x + v.y) + (v.z + v.w);
+}
 
 /* Vector i, i + stride, ... of vectors[0..count), LOADS_IN_FLIGHT loads issued before the
  * first is added: step09's loop, over float4. */
@@ -73,8 +76,7 @@ static __device__ float4 strided_sum(const float4 *vectors, size_t count, size_t
         for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
             loaded[k] = i + k * stride < count ? vectors[i + k * stride] : zero;
 #pragma unroll
-        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
-            sum = plus(sum, loaded[k]);
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++) sum = plus(sum, loaded[k]);
     }
     return sum;
 }
@@ -91,17 +93,19 @@ static __device__ float thread_sum(const float *in, size_t n)
     size_t thread = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x;
     size_t first = (size_t)blockIdx.x * BLOCK_SIZE * VECTORS_PER_THREAD + threadIdx.x;
     float4 loaded[VECTORS_PER_THREAD], sum = zero;
-    if (first + (VECTORS_PER_THREAD - 1) * BLOCK_SIZE < split.body_vectors) {   /* all in bounds */
+    if (first + (VECTORS_PER_THREAD - 1) * BLOCK_SIZE < split.body_vectors) { /* all in bounds */
 #pragma unroll
-        for (unsigned k = 0; k < VECTORS_PER_THREAD; k++) loaded[k] = __ldg(split.body + first + k * BLOCK_SIZE);
+        for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
+            loaded[k] = __ldg(split.body + first + k * BLOCK_SIZE);
     } else {
 #pragma unroll
         for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
-            loaded[k] = first + k * BLOCK_SIZE < split.body_vectors ? __ldg(split.body + first + k * BLOCK_SIZE) : zero;
+            loaded[k] = first + k * BLOCK_SIZE < split.body_vectors
+                            ? __ldg(split.body + first + k * BLOCK_SIZE)
+                            : zero;
     }
 #pragma unroll
-    for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
-        sum = plus(sum, loaded[k]);
+    for (unsigned k = 0; k < VECTORS_PER_THREAD; k++) sum = plus(sum, loaded[k]);
     float edges = (thread < split.head_length ? split.head[thread] : 0.0f) +
                   (thread < split.tail_length ? split.tail[thread] : 0.0f);
     return sum_lanes(sum) + edges;
@@ -113,7 +117,8 @@ template <unsigned BLOCK_SIZE>
 static __device__ float sum_of_block_sums(const float *block_sums, unsigned count)
 {
     unsigned whole = count / FLOATS_PER_VECTOR, rest = whole * FLOATS_PER_VECTOR + threadIdx.x;
-    float4 sum = strided_sum(reinterpret_cast<const float4 *>(block_sums), whole, threadIdx.x, BLOCK_SIZE);
+    float4 sum = strided_sum(reinterpret_cast<const float4 *>(block_sums), whole, threadIdx.x,
+                             BLOCK_SIZE);
     return sum_lanes(sum) + (rest < count ? block_sums[rest] : 0.0f);
 }
 
@@ -148,9 +153,10 @@ static __device__ bool last_block_atomic_ref(unsigned *ticket_counter)
 }
 
 template <unsigned BLOCK_SIZE, int VARIANT>
-__global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
-                  float *total)
+__global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in, size_t n,
+                                                                float *block_sums,
+                                                                unsigned *ticket_counter,
+                                                                float *total)
 {
     float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));
     if (VARIANT == VARIANT_ATOMIC_ADD) {
@@ -164,13 +170,14 @@ reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket
     sum = block_sum<BLOCK_SIZE>(sum_of_block_sums<BLOCK_SIZE>(block_sums, gridDim.x));
     if (threadIdx.x == 0) {
         *total = sum;
-        *ticket_counter = 0;         /* every other block has its ticket: nobody else reads it */
+        *ticket_counter = 0; /* every other block has its ticket: nobody else reads it */
     }
 }
 
 /* Up to ONE_BLOCK_ELEMENTS floats: step11's loads and block sum in one block whose size the
  * compiler knows, with 32-bit indices; the block's sum is the total, so no ticket. */
-__global__ void __launch_bounds__(ONE_BLOCK_THREADS) reduce_small(const float *in, unsigned n, float *total)
+__global__ __launch_bounds__(ONE_BLOCK_THREADS) void reduce_small(const float *in, unsigned n,
+                                                                  float *total)
 {
     const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     struct split_input split = split_at_alignment(in, n);
@@ -182,24 +189,28 @@ __global__ void __launch_bounds__(ONE_BLOCK_THREADS) reduce_small(const float *i
         loaded[k] = i < vectors ? __ldg(split.body + i) : zero;
     }
 #pragma unroll
-    for (unsigned k = 0; k < ONE_BLOCK_VECTORS; k++)
-        sum = plus(sum, loaded[k]);
+    for (unsigned k = 0; k < ONE_BLOCK_VECTORS; k++) sum = plus(sum, loaded[k]);
     float edges = (threadIdx.x < split.head_length ? split.head[threadIdx.x] : 0.0f) +
                   (threadIdx.x < split.tail_length ? split.tail[threadIdx.x] : 0.0f);
     float block_total = block_sum<ONE_BLOCK_THREADS>(sum_lanes(sum) + edges);
     if (threadIdx.x == 0) *total = block_total;
 }
 
-typedef void (*block_kernel)(const float *in, size_t n, float *block_sums,
-                             unsigned *ticket_counter, float *total);
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
+                             float *total);
 
 /* One instantiation per block size that host.c accepts, for each variant. */
 struct instantiation {
     unsigned block_size;
     block_kernel by_variant[2];
 };
-#define VARIANTS(size) {size, {reduce_last_block<size, VARIANT_TICKET>, \
-    reduce_last_block<size, VARIANT_ATOMIC_ADD>}}
+#define VARIANTS(size)                                                                             \
+    {                                                                                              \
+        size,                                                                                      \
+        {                                                                                          \
+            reduce_last_block<size, VARIANT_TICKET>, reduce_last_block<size, VARIANT_ATOMIC_ADD>   \
+        }                                                                                          \
+    }
 static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
     VARIANTS(32), VARIANTS(64), VARIANTS(128), VARIANTS(256), VARIANTS(512), VARIANTS(1024),
 };
@@ -219,13 +230,15 @@ extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *bl
     if (variant < VARIANT_TICKET || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
     for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
         if (instance.block_size != threads) continue;
-        instance.by_variant[variant]<<<blocks, threads, 0, stream>>>(in, n, block_sums, ticket_counter, total);
+        instance.by_variant[variant]<<<blocks, threads, 0, stream>>>(in, n, block_sums,
+                                                                     ticket_counter, total);
         return cudaGetLastError();
     }
     return cudaErrorInvalidConfiguration;
 }
 
-extern "C" cudaError_t reduce_in_one_block(const float *in, unsigned n, float *total, cudaStream_t stream)
+extern "C" cudaError_t reduce_in_one_block(const float *in, unsigned n, float *total,
+                                           cudaStream_t stream)
 {
     reduce_small<<<1, ONE_BLOCK_THREADS, 0, stream>>>(in, n, total);
     return cudaGetLastError();

@@ -215,11 +215,11 @@ void pair_report(struct report *r, struct pair p, const struct expectation *e,
     snprintf(variant, sizeof variant, "%s:%s", OP_NAMES[p.op], TYPE_NAMES[p.type]);
     if (o->csv)
         printf("%s,%s,%zu,%s,%s,%s,%s,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%.6f,%.4f,%s,%d.%d\n",
-               r->step->name, variant, r->n, r->pattern, o->flush == FLUSH_WRITE ? "write" : "read", got, wanted, errors, bounds, r->ok,
-               r->time.median_ms, r->time.min_ms, gb_per_s(r, p),
-               PERCENT * gb_per_s(r, p) / r->device->peak_gb_per_s, r->cub.median_ms,
-               r->cub.runs ? r->cub.median_ms / r->time.median_ms : 0, r->device->name, major,
-               minor);
+               r->step->name, variant, r->n, r->pattern, o->flush == FLUSH_WRITE ? "write" : "read",
+               got, wanted, errors, bounds, r->ok, r->time.median_ms, r->time.min_ms,
+               gb_per_s(r, p), PERCENT * gb_per_s(r, p) / r->device->peak_gb_per_s,
+               r->cub.median_ms, r->cub.runs ? r->cub.median_ms / r->time.median_ms : 0,
+               r->device->name, major, minor);
     else if (o->quiet)
         printf("%s %s n=%zu pattern=%s result=%s expected=%s %s\n", r->step->name, variant, r->n,
                r->pattern, got, wanted, r->ok ? "CORRECT" : "WRONG");

@@ -17,7 +17,7 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { WARP_LEVELS = 5 };                  /* shuffles within a warp, and again over the warp sums */
+enum { WARP_LEVELS = 5 }; /* shuffles within a warp, and again over the warp sums */
 enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* a float4's four lanes; the head and tail floats */
 
 cudaError_t reduce_on_stream(const float *in, size_t n, unsigned threads, const struct scratch *s,

@@ -16,13 +16,21 @@
 
 /* --check runs about ten thousand cases: seconds alone on a GPU, longer beside other tests. */
 static const double CHECK_TIMEOUT_S = 900, RUN_TIMEOUT_S = 300;
-enum { LINE_SIZE = 1024, TEXT_SIZE = 64, MAX_CASES = LADDER_STEPS * MAX_LISTED_VARIANTS, MIN_CHECK_CASES = 1000, RANGE_SIZES = 3 };
+enum {
+    LINE_SIZE = 1024,
+    TEXT_SIZE = 64,
+    MAX_CASES = LADDER_STEPS * MAX_LISTED_VARIANTS,
+    MIN_CHECK_CASES = 1000,
+    RANGE_SIZES = 3
+};
 static const char *const REAL_PATTERNS[] = {"real", "normal", "wide", "cancel"};
 enum { REAL_PATTERN_COUNT = sizeof REAL_PATTERNS / sizeof REAL_PATTERNS[0] };
 static const char OTHER_BITS[] = "a repeated run gave other bits";
 
 /* Parameters: a step, and a variant (-1: the step has none) or a pattern. */
-struct step_and { int step, which; };
+struct step_and {
+    int step, which;
+};
 
 static const struct ladder_step *begin_on_gpu(int index, const char *what)
 {
@@ -39,25 +47,35 @@ static const struct ladder_step *step_named(const char *name)
     return NULL;
 }
 
-#define EVERY_STEP(test) \
-    ParameterizedTestParameters(gpu, test) { return ladder_indices(); }
+#define EVERY_STEP(test)                                                                           \
+    ParameterizedTestParameters(gpu, test)                                                         \
+    {                                                                                              \
+        return ladder_indices();                                                                   \
+    }
 
 /* ---- --check ------------------------------------------------------------------------------ */
 
 /* One FAILED line's figures: "FAILED ...: got G, expected E, allowed error B[; ...]". */
-struct failure { double got, expected, allowed; bool other_bits; };
+struct failure {
+    double got, expected, allowed;
+    bool other_bits;
+};
 
 static struct failure failure_read(const char *line)
 {
     struct failure f;
     const char *figures = strstr(line, ": got ");
-    cr_assert(figures != NULL && sscanf(figures, ": got %lf, expected %lf, allowed error %lf", &f.got,
-                                        &f.expected, &f.allowed) == 3, "not a FAILED line of check.c: %s", line);
+    cr_assert(figures != NULL && sscanf(figures, ": got %lf, expected %lf, allowed error %lf",
+                                        &f.got, &f.expected, &f.allowed) == 3,
+              "not a FAILED line of check.c: %s", line);
     f.other_bits = ends_with(line, OTHER_BITS);
     return f;
 }
 
-static bool beyond_bound(const struct failure *f) { return !(fabs(f->got - f->expected) <= f->allowed); }
+static bool beyond_bound(const struct failure *f)
+{
+    return !(fabs(f->got - f->expected) <= f->allowed);
+}
 
 /* The summary's case count: "check: all N cases ..." or "check: FAILED F of N cases ...". */
 static long cases_checked(const char *summary)
@@ -74,10 +92,12 @@ static struct finished check_run(const struct ladder_step *step, const char *var
     struct finished run = variant ? STEP_RUN(step, GPUS_VISIBLE, "--check", "--variant", variant)
                                   : STEP_RUN(step, GPUS_VISIBLE, "--check");
     char summary[LINE_SIZE];
-    cr_assert(run.exit_code == EXIT_CORRECT || run.exit_code == EXIT_WRONG, "%s --check %s: exit %d; stderr:\n%s",
-              step->name, variant ? variant : "", run.exit_code, run.err);
+    cr_assert(run.exit_code == EXIT_CORRECT || run.exit_code == EXIT_WRONG,
+              "%s --check %s: exit %d; stderr:\n%s", step->name, variant ? variant : "",
+              run.exit_code, run.err);
     long cases = cases_checked(last_line(run.out, summary, sizeof summary));
-    cr_expect_gt(cases, MIN_CHECK_CASES, "%s --check %s: only %ld cases", step->name, variant ? variant : "", cases);
+    cr_expect_gt(cases, MIN_CHECK_CASES, "%s --check %s: only %ld cases", step->name,
+                 variant ? variant : "", cases);
     return run;
 }
 
@@ -93,15 +113,21 @@ static struct criterion_test_params correct_variants(void)
     return cr_make_param_array(struct step_and, cases, count);
 }
 
-ParameterizedTestParameters(gpu, check_passes_for_every_correct_variant) { return correct_variants(); }
-ParameterizedTest(struct step_and *c, gpu, check_passes_for_every_correct_variant, .timeout = CHECK_TIMEOUT_S)
+ParameterizedTestParameters(gpu, check_passes_for_every_correct_variant)
+{
+    return correct_variants();
+}
+ParameterizedTest(struct step_and *c, gpu, check_passes_for_every_correct_variant,
+                  .timeout = CHECK_TIMEOUT_S)
 {
     const char *variant = c->which >= 0 ? LADDER[c->step].correct[c->which] : NULL;
     const struct ladder_step *step = begin_on_gpu(c->step, variant);
     struct finished run = check_run(step, variant);
     char summary[LINE_SIZE];
-    cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s --check %s:\n%s", step->name, variant ? variant : "", run.out);
-    cr_expect(starts_with(last_line(run.out, summary, sizeof summary), "check: all "), "%s", summary);
+    cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s --check %s:\n%s", step->name,
+                 variant ? variant : "", run.out);
+    cr_expect(starts_with(last_line(run.out, summary, sizeof summary), "check: all "), "%s",
+              summary);
     cr_expect_eq(lines_starting(run.out, "FAILED"), 0, "%s", run.out);
     finished_free(&run);
 }
@@ -127,7 +153,8 @@ Test(gpu, step04_plan_a_check_fails_with_wrong_totals, .timeout = CHECK_TIMEOUT_
 
 /* Its default run: the total is WRONG, yet document 003's own per-block check, which mirrors
  * the kernel's indexing, finds no block that differs. */
-Test(gpu, step04_plan_a_run_is_wrong_while_the_documents_check_sees_nothing, .timeout = RUN_TIMEOUT_S)
+Test(gpu, step04_plan_a_run_is_wrong_while_the_documents_check_sees_nothing,
+     .timeout = RUN_TIMEOUT_S)
 {
     const struct ladder_step *step = step_named("step04");
     struct finished run = STEP_RUN(step, GPUS_VISIBLE, "--variant", "plan-a", "-n", "2^20");
@@ -139,11 +166,13 @@ Test(gpu, step04_plan_a_run_is_wrong_while_the_documents_check_sees_nothing, .ti
     while (next_line(&cursor, line, sizeof line)) {
         const char *own = strstr(line, "document 003's own check");
         const char *count = own ? strstr(own, "): ") : NULL;
-        if (count != NULL && sscanf(count, "): %u of %u blocks differ", &differ, &blocks) == 2) documents_line = true;
+        if (count != NULL && sscanf(count, "): %u of %u blocks differ", &differ, &blocks) == 2)
+            documents_line = true;
         wrong_verdict |= starts_with(line, "check ") && ends_with(line, "-> WRONG");
     }
     cr_expect(documents_line, "no line of document 003's own check:\n%s", run.out);
-    cr_expect(differ == 0 && blocks > 0, "document 003's check: %u of %u blocks differ", differ, blocks);
+    cr_expect(differ == 0 && blocks > 0, "document 003's check: %u of %u blocks differ", differ,
+              blocks);
     cr_expect(wrong_verdict, "the report's check line does not end in WRONG:\n%s", run.out);
     finished_free(&run);
 }
@@ -155,7 +184,8 @@ ParameterizedTestParameters(gpu, step05_racy_variants_fail_with_wrong_totals)
     static struct step_and cases[] = {{5, 0}, {5, 1}};
     return cr_make_param_array(struct step_and, cases, sizeof cases / sizeof cases[0]);
 }
-ParameterizedTest(struct step_and *c, gpu, step05_racy_variants_fail_with_wrong_totals, .timeout = CHECK_TIMEOUT_S)
+ParameterizedTest(struct step_and *c, gpu, step05_racy_variants_fail_with_wrong_totals,
+                  .timeout = CHECK_TIMEOUT_S)
 {
     const char *variant = LADDER[c->step].other[c->which];
     const struct ladder_step *step = begin_on_gpu(c->step, variant);
@@ -168,7 +198,8 @@ ParameterizedTest(struct step_and *c, gpu, step05_racy_variants_fail_with_wrong_
     while (next_line(&cursor, line, sizeof line))
         if (starts_with(line, "FAILED ")) {
             struct failure f = failure_read(line);
-            cr_expect(beyond_bound(&f) || f.other_bits, "a FAILED line that shows no failure: %s", line);
+            cr_expect(beyond_bound(&f) || f.other_bits, "a FAILED line that shows no failure: %s",
+                      line);
             wrong += beyond_bound(&f);
         }
     cr_expect_gt(wrong, 0, "%s: no FAILED line shows a wrong total:\n%s", variant, run.out);
@@ -184,10 +215,12 @@ ParameterizedTestParameters(gpu, atomic_add_varies_only_in_its_bits)
     size_t count = 0;
     for (int s = 0; s < LADDER_STEPS; s++)
         for (int v = 0; v < MAX_LISTED_VARIANTS && LADDER[s].other[v] != NULL; v++)
-            if (strcmp(LADDER[s].other[v], "atomic-add") == 0) cases[count++] = (struct step_and){s, v};
+            if (strcmp(LADDER[s].other[v], "atomic-add") == 0)
+                cases[count++] = (struct step_and){s, v};
     return cr_make_param_array(struct step_and, cases, count);
 }
-ParameterizedTest(struct step_and *c, gpu, atomic_add_varies_only_in_its_bits, .timeout = CHECK_TIMEOUT_S)
+ParameterizedTest(struct step_and *c, gpu, atomic_add_varies_only_in_its_bits,
+                  .timeout = CHECK_TIMEOUT_S)
 {
     const char *variant = LADDER[c->step].other[c->which];
     const struct ladder_step *step = begin_on_gpu(c->step, variant);
@@ -209,10 +242,12 @@ ParameterizedTest(struct step_and *c, gpu, atomic_add_varies_only_in_its_bits, .
 /* ---- the reports -------------------------------------------------------------------------- */
 
 EVERY_STEP(csv_range_prints_the_header_and_a_correct_row_per_size)
-ParameterizedTest(int *index, gpu, csv_range_prints_the_header_and_a_correct_row_per_size, .timeout = RUN_TIMEOUT_S)
+ParameterizedTest(int *index, gpu, csv_range_prints_the_header_and_a_correct_row_per_size,
+                  .timeout = RUN_TIMEOUT_S)
 {
     const struct ladder_step *step = begin_on_gpu(*index, NULL);
-    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "-n", "2^10..2^12", "--csv", "--iters", "2", "--warmup", "0");
+    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "-n", "2^10..2^12", "--csv", "--iters", "2",
+                                   "--warmup", "0");
     static const char *const SIZES[RANGE_SIZES] = {"1024", "2048", "4096"};
     const char *cursor = run.out;
     char line[LINE_SIZE], *fields[CSV_COLUMNS];
@@ -228,8 +263,10 @@ ParameterizedTest(int *index, gpu, csv_range_prints_the_header_and_a_correct_row
         cr_expect_str_eq(fields[COL_PATTERN], "uniform");
         cr_expect_str_eq(fields[COL_FLUSH], "read");
         cr_expect_str_eq(fields[COL_OK], "1", "n = %s: ok %s", SIZES[row], fields[COL_OK]);
-        cr_expect_gt(strtod(fields[COL_MS_MEDIAN], NULL), 0.0, "ms_median %s", fields[COL_MS_MEDIAN]);
-        cr_expect_gt(strtod(fields[COL_RATIO_TO_CUB], NULL), 0.0, "ratio_to_cub %s", fields[COL_RATIO_TO_CUB]);
+        cr_expect_gt(strtod(fields[COL_MS_MEDIAN], NULL), 0.0, "ms_median %s",
+                     fields[COL_MS_MEDIAN]);
+        cr_expect_gt(strtod(fields[COL_RATIO_TO_CUB], NULL), 0.0, "ratio_to_cub %s",
+                     fields[COL_RATIO_TO_CUB]);
         cr_expect_str_neq(fields[COL_DEVICE], "", "no device name");
     }
     finished_free(&run);
@@ -239,8 +276,8 @@ EVERY_STEP(no_cub_leaves_cubs_columns_at_0)
 ParameterizedTest(int *index, gpu, no_cub_leaves_cubs_columns_at_0, .timeout = RUN_TIMEOUT_S)
 {
     const struct ladder_step *step = begin_on_gpu(*index, NULL);
-    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "-n", "2^12", "--csv", "--no-cub", "--iters", "2",
-                                   "--warmup", "0");
+    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "-n", "2^12", "--csv", "--no-cub", "--iters",
+                                   "2", "--warmup", "0");
     const char *cursor = run.out;
     char line[LINE_SIZE], *fields[CSV_COLUMNS];
     cr_assert_eq(run.exit_code, EXIT_CORRECT, "exit %d; stderr:\n%s", run.exit_code, run.err);
@@ -248,21 +285,26 @@ ParameterizedTest(int *index, gpu, no_cub_leaves_cubs_columns_at_0, .timeout = R
     next_line(&cursor, line, sizeof line);
     next_line(&cursor, line, sizeof line);
     cr_assert(csv_split(line, fields), "not %d columns", CSV_COLUMNS);
-    cr_expect_eq(strtod(fields[COL_CUB_MS_MEDIAN], NULL), 0.0, "cub_ms_median %s", fields[COL_CUB_MS_MEDIAN]);
-    cr_expect_eq(strtod(fields[COL_RATIO_TO_CUB], NULL), 0.0, "ratio_to_cub %s", fields[COL_RATIO_TO_CUB]);
+    cr_expect_eq(strtod(fields[COL_CUB_MS_MEDIAN], NULL), 0.0, "cub_ms_median %s",
+                 fields[COL_CUB_MS_MEDIAN]);
+    cr_expect_eq(strtod(fields[COL_RATIO_TO_CUB], NULL), 0.0, "ratio_to_cub %s",
+                 fields[COL_RATIO_TO_CUB]);
     cr_expect_str_eq(fields[COL_OK], "1");
     finished_free(&run);
 }
 
 /* A --quiet run: exit 0 and one line that starts with the step's name and ends CORRECT. */
-static void expect_quiet_correct(const struct ladder_step *step, const char *const *args, const char *what)
+static void expect_quiet_correct(const struct ladder_step *step, const char *const *args,
+                                 const char *what)
 {
     char line[LINE_SIZE];
     struct finished run = step_run(step, GPUS_VISIBLE, args);
-    cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s %s: exit %d; stderr:\n%s", step->name, what, run.exit_code, run.err);
+    cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s %s: exit %d; stderr:\n%s", step->name, what,
+                 run.exit_code, run.err);
     cr_expect_eq(line_count(run.out), 1, "%s %s: stdout:\n%s", step->name, what, run.out);
     last_line(run.out, line, sizeof line);
-    cr_expect(starts_with(line, step->name) && ends_with(line, " CORRECT"), "%s %s: %s", step->name, what, line);
+    cr_expect(starts_with(line, step->name) && ends_with(line, " CORRECT"), "%s %s: %s", step->name,
+              what, line);
     finished_free(&run);
 }
 
@@ -270,15 +312,18 @@ EVERY_STEP(quiet_prints_one_correct_line)
 ParameterizedTest(int *index, gpu, quiet_prints_one_correct_line, .timeout = RUN_TIMEOUT_S)
 {
     const struct ladder_step *step = begin_on_gpu(*index, NULL);
-    expect_quiet_correct(step, (const char *const[]){"--quiet", "-n", "1000003", "--iters", "2", "--warmup", "0",
-                                                     NULL}, "--quiet");
+    expect_quiet_correct(
+        step,
+        (const char *const[]){"--quiet", "-n", "1000003", "--iters", "2", "--warmup", "0", NULL},
+        "--quiet");
 }
 
 EVERY_STEP(n_0_sums_to_0)
 ParameterizedTest(int *index, gpu, n_0_sums_to_0, .timeout = RUN_TIMEOUT_S)
 {
     const struct ladder_step *step = begin_on_gpu(*index, NULL);
-    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "--quiet", "-n", "0", "--iters", "2", "--warmup", "0");
+    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "--quiet", "-n", "0", "--iters", "2",
+                                   "--warmup", "0");
     cr_expect_eq(run.exit_code, EXIT_CORRECT, "exit %d; stderr:\n%s", run.exit_code, run.err);
     cr_expect_not_null(strstr(run.out, " n=0 "), "%s", run.out);
     cr_expect_not_null(strstr(run.out, " result=0 "), "%s", run.out);
@@ -292,33 +337,41 @@ ParameterizedTestParameters(gpu, real_valued_patterns_are_within_the_bound)
         cases[i] = (struct step_and){i / REAL_PATTERN_COUNT, i % REAL_PATTERN_COUNT};
     return cr_make_param_array(struct step_and, cases, LADDER_STEPS * REAL_PATTERN_COUNT);
 }
-ParameterizedTest(struct step_and *c, gpu, real_valued_patterns_are_within_the_bound, .timeout = RUN_TIMEOUT_S)
+ParameterizedTest(struct step_and *c, gpu, real_valued_patterns_are_within_the_bound,
+                  .timeout = RUN_TIMEOUT_S)
 {
     const char *pattern = REAL_PATTERNS[c->which];
     const struct ladder_step *step = begin_on_gpu(c->step, pattern);
-    expect_quiet_correct(step, (const char *const[]){"--pattern", pattern, "-n", "1000003", "--quiet", "--iters",
-                                                     "2", "--warmup", "0", NULL}, pattern);
+    expect_quiet_correct(step,
+                         (const char *const[]){"--pattern", pattern, "-n", "1000003", "--quiet",
+                                               "--iters", "2", "--warmup", "0", NULL},
+                         pattern);
 }
 
 /* The report a student reads first: the device, the verdict, the bandwidth, CUB beside it;
  * with --finish, the launch line names the finish. */
-static void expect_human_report(const struct ladder_step *step, const char *finish, const char *finish_words)
+static void expect_human_report(const struct ladder_step *step, const char *finish,
+                                const char *finish_words)
 {
-    struct finished run = finish ? STEP_RUN(step, GPUS_VISIBLE, "-n", "1000003", "--iters", "2", "--warmup", "0",
-                                            "--finish", finish)
-                                 : STEP_RUN(step, GPUS_VISIBLE, "-n", "1000003", "--iters", "2", "--warmup", "0");
+    struct finished run = finish ? STEP_RUN(step, GPUS_VISIBLE, "-n", "1000003", "--iters", "2",
+                                            "--warmup", "0", "--finish", finish)
+                                 : STEP_RUN(step, GPUS_VISIBLE, "-n", "1000003", "--iters", "2",
+                                            "--warmup", "0");
     const char *what = finish ? finish : "(default finish)";
-    cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s: exit %d; stderr:\n%s", what, run.exit_code, run.err);
+    cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s: exit %d; stderr:\n%s", what, run.exit_code,
+                 run.err);
     cr_expect_eq(lines_starting(run.out, "device     "), 1, "%s:\n%s", what, run.out);
     cr_expect_eq(lines_starting(run.out, "cub        "), 1, "%s:\n%s", what, run.out);
     cr_expect_not_null(strstr(run.out, "% of peak\n"), "%s:\n%s", what, run.out);
     cr_expect_not_null(strstr(run.out, "-> CORRECT\n"), "%s:\n%s", what, run.out);
-    if (finish_words) cr_expect_not_null(strstr(run.out, finish_words), "no '%s':\n%s", finish_words, run.out);
+    if (finish_words)
+        cr_expect_not_null(strstr(run.out, finish_words), "no '%s':\n%s", finish_words, run.out);
     finished_free(&run);
 }
 
 EVERY_STEP(human_report_names_the_device_the_verdict_and_cub)
-ParameterizedTest(int *index, gpu, human_report_names_the_device_the_verdict_and_cub, .timeout = RUN_TIMEOUT_S)
+ParameterizedTest(int *index, gpu, human_report_names_the_device_the_verdict_and_cub,
+                  .timeout = RUN_TIMEOUT_S)
 {
     expect_human_report(begin_on_gpu(*index, NULL), NULL, NULL);
 }
@@ -342,7 +395,8 @@ ParameterizedTest(int *index, gpu, host_finish_is_correct, .timeout = RUN_TIMEOU
 Test(gpu, step07_clock_prints_two_clock_lines, .timeout = RUN_TIMEOUT_S)
 {
     const struct ladder_step *step = step_named("step07");
-    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "--clock", "-n", "1000003", "--iters", "2", "--warmup", "0");
+    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "--clock", "-n", "1000003", "--iters", "2",
+                                   "--warmup", "0");
     cr_expect_eq(run.exit_code, EXIT_CORRECT, "exit %d; stderr:\n%s", run.exit_code, run.err);
     cr_expect_eq(lines_starting(run.out, "clock"), 2, "%s", run.out);
     finished_free(&run);
@@ -352,10 +406,11 @@ Test(gpu, step07_clock_prints_two_clock_lines, .timeout = RUN_TIMEOUT_S)
  * each with a time above 0, then the step's own time beside them. */
 Test(gpu, step12_ceilings_print_the_write_the_copy_and_the_launch, .timeout = RUN_TIMEOUT_S)
 {
-    static const char *const CEILINGS[] = {"ceiling    write  ", "ceiling    copy   ", "ceiling    launch ",
-                                           "ceiling    read   step12 "};
+    static const char *const CEILINGS[] = {"ceiling    write  ", "ceiling    copy   ",
+                                           "ceiling    launch ", "ceiling    read   step12 "};
     const struct ladder_step *step = step_named("step12");
-    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "-n", "2^20", "--ceilings", "--iters", "2", "--warmup", "0");
+    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "-n", "2^20", "--ceilings", "--iters", "2",
+                                   "--warmup", "0");
     const char *cursor = run.out;
     char line[LINE_SIZE];
     int found[sizeof CEILINGS / sizeof CEILINGS[0]] = {0};
@@ -366,7 +421,8 @@ Test(gpu, step12_ceilings_print_the_write_the_copy_and_the_launch, .timeout = RU
             double ms = 0;
             if (!starts_with(line, CEILINGS[c])) continue;
             found[c]++;
-            cr_expect(sscanf(line + strlen(CEILINGS[c]), "%lf ms", &ms) == 1 && ms > 0, "no time above 0: %s", line);
+            cr_expect(sscanf(line + strlen(CEILINGS[c]), "%lf ms", &ms) == 1 && ms > 0,
+                      "no time above 0: %s", line);
         }
     for (size_t c = 0; c < sizeof CEILINGS / sizeof CEILINGS[0]; c++)
         cr_expect_eq(found[c], 1, "%d lines start '%s':\n%s", found[c], CEILINGS[c], run.out);
@@ -374,13 +430,14 @@ Test(gpu, step12_ceilings_print_the_write_the_copy_and_the_launch, .timeout = RU
 }
 
 /* The result= field of a --quiet line. */
-static void quiet_result(const struct ladder_step *step, const char *iters, char *result, size_t size)
+static void quiet_result(const struct ladder_step *step, const char *iters, char *result,
+                         size_t size)
 {
-    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "--pattern", "real", "-n", "1000003", "--quiet", "--buffers",
-                                   "1", "--warmup", "0", "--iters", iters);
+    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "--pattern", "real", "-n", "1000003",
+                                   "--quiet", "--buffers", "1", "--warmup", "0", "--iters", iters);
     const char *field = strstr(run.out, " result=");
-    cr_assert_eq(run.exit_code, EXIT_CORRECT, "--iters %s: exit %d; stdout:\n%s\nstderr:\n%s", iters,
-                 run.exit_code, run.out, run.err);
+    cr_assert_eq(run.exit_code, EXIT_CORRECT, "--iters %s: exit %d; stdout:\n%s\nstderr:\n%s",
+                 iters, run.exit_code, run.out, run.err);
     cr_assert_not_null(field, "%s", run.out);
     snprintf(result, size, "%.*s", (int)strcspn(field + 1, " \n"), field + 1);
     finished_free(&run);

@@ -27,8 +27,9 @@ enum { OP_COUNT = sizeof OPS / sizeof OPS[0], TYPE_COUNT = sizeof TYPES / sizeof
 /* An empty CUDA_VISIBLE_DEVICES hides every GPU, so these paths run the same anywhere. */
 static const char HIDE_EVERY_GPU[] = "CUDA_VISIBLE_DEVICES=";
 static const char CHECK_PASSED[] = "check: all ";
-static const char CSV_HEADER[] = "step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,"
-                                 "gb_per_s,peak_pct,cub_ms_median,ratio_to_cub,device,cuda";
+static const char CSV_HEADER[] =
+    "step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,"
+    "gb_per_s,peak_pct,cub_ms_median,ratio_to_cub,device,cuda";
 /* Below the real count (15 pairs on each integer case, 10 on each real-valued one: 183,330
  * on the matrix of common/check.c), far above a matrix that ran one pair: a --check that
  * skipped most pairs fails. */
@@ -37,7 +38,7 @@ enum { MAX_WORDS = 16, LINE = 512, CHECK_TIMEOUT_S = 1800, RUN_TIMEOUT_S = 600 }
 
 enum gpus { GPUS_SHOWN, GPUS_HIDDEN };
 struct outcome {
-    int exit_code;                   /* -1: a signal ended the program */
+    int exit_code; /* -1: a signal ended the program */
     char *out, *err;
 };
 
@@ -51,7 +52,8 @@ static char **environment_without_gpus(void)
     char **environment = calloc(count + 2, sizeof *environment);
     cr_assert_not_null(environment);
     for (size_t i = 0; i < count; i++)
-        if (strncmp(environ[i], HIDE_EVERY_GPU, strlen(HIDE_EVERY_GPU)) != 0) environment[kept++] = environ[i];
+        if (strncmp(environ[i], HIDE_EVERY_GPU, strlen(HIDE_EVERY_GPU)) != 0)
+            environment[kept++] = environ[i];
     environment[kept] = (char *)HIDE_EVERY_GPU;
     return environment;
 }
@@ -74,8 +76,10 @@ static char *read_all(FILE *file)
 static struct outcome run_program(enum gpus gpus, const char *const *args)
 {
     const char *words[MAX_WORDS] = {PROGRAM};
-    cr_assert_eq(access(PROGRAM, X_OK), 0, "%s is not built here: run the tests from the repository root "
-                 "after `make` (`make test` does both)", PROGRAM);
+    cr_assert_eq(access(PROGRAM, X_OK), 0,
+                 "%s is not built here: run the tests from the repository root "
+                 "after `make` (`make test` does both)",
+                 PROGRAM);
     for (int i = 0; args[i] != NULL; i++) {
         cr_assert_lt(i + 2, MAX_WORDS, "too many arguments for this test");
         words[i + 1] = args[i];
@@ -94,7 +98,8 @@ static struct outcome run_program(enum gpus gpus, const char *const *args)
     cr_assert_eq(spawn_error, 0, "cannot start %s: %s", PROGRAM, strerror(spawn_error));
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
-    struct outcome outcome = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out), read_all(err)};
+    struct outcome outcome = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out),
+                              read_all(err)};
     return outcome;
 }
 #define RUN(gpus, ...) run_program((gpus), (const char *const[]){__VA_ARGS__, NULL})
@@ -111,7 +116,8 @@ static void require_gpu(void)
     int count = 0;
     cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess || count == 0)
-        cr_skip_test("no CUDA device: %s", status != cudaSuccess ? cudaGetErrorString(status) : "none found");
+        cr_skip_test("no CUDA device: %s",
+                     status != cudaSuccess ? cudaGetErrorString(status) : "none found");
 }
 
 static int count_lines(const char *text)
@@ -124,7 +130,8 @@ static int count_lines(const char *text)
 /* Line `index` (0: the first) of text, without its newline, into line[LINE]. */
 static const char *line_at(const char *text, int index, char *line)
 {
-    for (int i = 0; i < index && text != NULL; i++) text = strchr(text, '\n') ? strchr(text, '\n') + 1 : NULL;
+    for (int i = 0; i < index && text != NULL; i++)
+        text = strchr(text, '\n') ? strchr(text, '\n') + 1 : NULL;
     snprintf(line, LINE, "%.*s", text ? (int)strcspn(text, "\n") : 0, text ? text : "");
     return line;
 }
@@ -135,9 +142,11 @@ Test(step14, help_lists_op_and_type_with_their_values)
 {
     struct outcome o = RUN(GPUS_HIDDEN, "--help");
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "--help: exit %d", o.exit_code);
-    cr_expect(strncmp(o.out, "usage: step14/run [options]\n", strlen("usage: step14/run [options]\n")) == 0,
+    cr_expect(strncmp(o.out, "usage: step14/run [options]\n",
+                      strlen("usage: step14/run [options]\n")) == 0,
               "--help:\n%s", o.out);
-    cr_expect(strstr(o.out, "--op O") != NULL && strstr(o.out, "--type T") != NULL, "--help:\n%s", o.out);
+    cr_expect(strstr(o.out, "--op O") != NULL && strstr(o.out, "--type T") != NULL, "--help:\n%s",
+              o.out);
     for (int k = 0; k < OP_COUNT; k++)
         cr_expect(strstr(o.out, OPS[k]) != NULL, "--help lacks %s:\n%s", OPS[k], o.out);
     for (int k = 0; k < TYPE_COUNT; k++)
@@ -149,7 +158,10 @@ Test(step14, help_lists_op_and_type_with_their_values)
 }
 
 /* A bad command line, and what the message must quote. */
-struct bad_line { const char *words[5]; const char *named; };
+struct bad_line {
+    const char *words[5];
+    const char *named;
+};
 static const struct bad_line BAD_LINES[] = {
     {{"--op", "bogus"}, "'bogus'"},
     {{"--op", "SUM"}, "'SUM'"},
@@ -170,12 +182,14 @@ Test(step14, bad_op_and_type_exit_2_naming_the_value)
         /* GPUs hidden: the command line must be refused before any device is looked at */
         struct outcome o = run_program(GPUS_HIDDEN, bad->words);
         const char *value = bad->words[1] ? bad->words[1] : "";
-        cr_expect_eq(o.exit_code, EXIT_USAGE, "%s %s: exit %d, not %d", bad->words[0], value, o.exit_code, EXIT_USAGE);
-        cr_expect(strstr(o.err, bad->named) != NULL, "%s %s: stderr does not name %s:\n%s", bad->words[0], value,
-                  bad->named, o.err);
-        cr_expect(strstr(o.err, "step14/run --help") != NULL, "%s %s: stderr does not point to --help:\n%s",
-                  bad->words[0], value, o.err);
-        cr_expect_str_empty(o.out, "%s %s: a usage error printed on stdout:\n%s", bad->words[0], value, o.out);
+        cr_expect_eq(o.exit_code, EXIT_USAGE, "%s %s: exit %d, not %d", bad->words[0], value,
+                     o.exit_code, EXIT_USAGE);
+        cr_expect(strstr(o.err, bad->named) != NULL, "%s %s: stderr does not name %s:\n%s",
+                  bad->words[0], value, bad->named, o.err);
+        cr_expect(strstr(o.err, "step14/run --help") != NULL,
+                  "%s %s: stderr does not point to --help:\n%s", bad->words[0], value, o.err);
+        cr_expect_str_empty(o.out, "%s %s: a usage error printed on stdout:\n%s", bad->words[0],
+                            value, o.out);
         outcome_free(&o);
     }
 }
@@ -184,20 +198,22 @@ Test(step14, bad_op_and_type_exit_2_naming_the_value)
 Test(step14, check_takes_type_int_whatever_the_pattern)
 {
     struct outcome o = RUN(GPUS_HIDDEN, "--check", "--type", "int", "--pattern", "real");
-    cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "exit %d (a usage error is 2):\n%s", o.exit_code, o.err);
+    cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "exit %d (a usage error is 2):\n%s", o.exit_code,
+                 o.err);
     outcome_free(&o);
 }
 
 Test(step14, hidden_gpus_exit_3_saying_no_cuda_device)
 {
-    const char *const *lines[] = {(const char *const[]){NULL},
-                                  (const char *const[]){"--check", NULL},
-                                  (const char *const[]){"--op", "dot", "--type", "double", "-n", "7", NULL},
-                                  (const char *const[]){"--csv", "--op", "sumsq", "--type", "int", NULL}};
+    const char *const *lines[] = {
+        (const char *const[]){NULL}, (const char *const[]){"--check", NULL},
+        (const char *const[]){"--op", "dot", "--type", "double", "-n", "7", NULL},
+        (const char *const[]){"--csv", "--op", "sumsq", "--type", "int", NULL}};
     for (size_t l = 0; l < sizeof lines / sizeof lines[0]; l++) {
         struct outcome o = run_program(GPUS_HIDDEN, lines[l]);
         const char *what = lines[l][0] ? lines[l][0] : "(no options)";
-        cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "%s: exit %d, not %d", what, o.exit_code, EXIT_ENVIRONMENT);
+        cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "%s: exit %d, not %d", what, o.exit_code,
+                     EXIT_ENVIRONMENT);
         cr_expect(strstr(o.err, "step14: no CUDA device") != NULL, "%s: stderr:\n%s", what, o.err);
         cr_expect_str_empty(o.out, "%s: stdout (not even a CSV header): %s", what, o.out);
         outcome_free(&o);
@@ -215,7 +231,8 @@ Test(step14, check_passes_for_every_op_and_type, .timeout = CHECK_TIMEOUT_S)
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "--check: exit %d\n%s%s", o.exit_code, o.out, o.err);
     cr_expect(summary != NULL && strchr(summary, '\n') == summary + strlen(summary) - 1,
               "no passing summary line '%s...' at the end of stdout:\n%s", CHECK_PASSED, o.out);
-    cr_expect_geq(cases, FEWEST_CHECK_CASES, "only %ld cases: not every (op, type) ran:\n%s", cases, o.out);
+    cr_expect_geq(cases, FEWEST_CHECK_CASES, "only %ld cases: not every (op, type) ran:\n%s", cases,
+                  o.out);
     cr_expect(strstr(o.out, "FAILED") == NULL, "failing cases:\n%s", o.out);
     outcome_free(&o);
 }
@@ -241,7 +258,8 @@ Test(step14, every_op_and_type_is_correct, .timeout = RUN_TIMEOUT_S)
         char start[LINE];
         struct outcome o = RUN(GPUS_SHOWN, "--op", op, "--type", type, "--quiet", "-n", "1000003");
         snprintf(start, sizeof start, "step14 %s:%s n=1000003 pattern=uniform result=", op, type);
-        cr_expect_eq(o.exit_code, EXIT_CORRECT, "%s:%s: exit %d\n%s%s", op, type, o.exit_code, o.out, o.err);
+        cr_expect_eq(o.exit_code, EXIT_CORRECT, "%s:%s: exit %d\n%s%s", op, type, o.exit_code,
+                     o.out, o.err);
         cr_expect(count_lines(o.out) == 1 && strncmp(o.out, start, strlen(start)) == 0 &&
                       strstr(o.out, " CORRECT\n") != NULL,
                   "%s:%s --quiet: not one CORRECT line starting '%s':\n%s", op, type, start, o.out);
@@ -252,18 +270,21 @@ Test(step14, every_op_and_type_is_correct, .timeout = RUN_TIMEOUT_S)
 /* No element: the operator's identity, 0 for the sums, the type's extremes for min and max. */
 Test(step14, an_empty_input_gives_each_identity, .timeout = RUN_TIMEOUT_S)
 {
-    static const struct { const char *op, *type, *result; } EMPTY[] = {
-        {"sum", "int", "result=0 "},        {"sumsq", "float", "result=0;0 "}, {"dot", "double", "result=0 "},
-        {"min", "int", "result=2147483647 "}, {"max", "int", "result=-2147483648 "},
-        {"min", "float", "result=inf "},    {"max", "double", "result=-inf "}};
+    static const struct {
+        const char *op, *type, *result;
+    } EMPTY[] = {{"sum", "int", "result=0 "},           {"sumsq", "float", "result=0;0 "},
+                 {"dot", "double", "result=0 "},        {"min", "int", "result=2147483647 "},
+                 {"max", "int", "result=-2147483648 "}, {"min", "float", "result=inf "},
+                 {"max", "double", "result=-inf "}};
     require_gpu();
     for (size_t e = 0; e < sizeof EMPTY / sizeof EMPTY[0]; e++) {
-        struct outcome o = RUN(GPUS_SHOWN, "--op", EMPTY[e].op, "--type", EMPTY[e].type, "-n", "0", "--quiet",
-                               "--no-cub");
-        cr_expect_eq(o.exit_code, EXIT_CORRECT, "%s:%s -n 0: exit %d\n%s", EMPTY[e].op, EMPTY[e].type,
-                     o.exit_code, o.err);
+        struct outcome o = RUN(GPUS_SHOWN, "--op", EMPTY[e].op, "--type", EMPTY[e].type, "-n", "0",
+                               "--quiet", "--no-cub");
+        cr_expect_eq(o.exit_code, EXIT_CORRECT, "%s:%s -n 0: exit %d\n%s", EMPTY[e].op,
+                     EMPTY[e].type, o.exit_code, o.err);
         cr_expect(strstr(o.out, EMPTY[e].result) != NULL && strstr(o.out, " CORRECT\n") != NULL,
-                  "%s:%s -n 0: no '%s' or not CORRECT:\n%s", EMPTY[e].op, EMPTY[e].type, EMPTY[e].result, o.out);
+                  "%s:%s -n 0: no '%s' or not CORRECT:\n%s", EMPTY[e].op, EMPTY[e].type,
+                  EMPTY[e].result, o.out);
         outcome_free(&o);
     }
 }
@@ -273,28 +294,34 @@ Test(step14, csv_has_the_shared_header_and_two_values_for_sumsq, .timeout = RUN_
 {
     char line[LINE];
     require_gpu();
-    struct outcome o = RUN(GPUS_SHOWN, "--csv", "--op", "sumsq", "--type", "int", "-n", "2^10..2^12");
+    struct outcome o = RUN(GPUS_SHOWN, "--csv", "--op", "sumsq", "--type", "int", "-n",
+                           "2^10..2^12");
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "exit %d\n%s", o.exit_code, o.err);
     cr_expect_eq(count_lines(o.out), 4, "a header and three rows:\n%s", o.out);
     cr_expect_str_eq(line_at(o.out, 0, line), CSV_HEADER);
     for (int row = 1; row <= 3; row++) {
         line_at(o.out, row, line);
-        cr_expect(strncmp(line, "step14,sumsq:int,", strlen("step14,sumsq:int,")) == 0, "row %d: %s", row, line);
+        cr_expect(strncmp(line, "step14,sumsq:int,", strlen("step14,sumsq:int,")) == 0,
+                  "row %d: %s", row, line);
         cr_expect(strchr(line, ';') != NULL, "row %d has no 'sum;squares' value: %s", row, line);
-        cr_expect(strstr(line, ",0;0,0;0,1,") != NULL, "row %d: not exact (error 0;0, bound 0;0) and ok: %s",
-                  row, line);
+        cr_expect(strstr(line, ",0;0,0;0,1,") != NULL,
+                  "row %d: not exact (error 0;0, bound 0;0) and ok: %s", row, line);
     }
     outcome_free(&o);
 }
 
 /* Document 001: 32 blocks of 256 threads, a[i] * b[i], the block results added on the CPU. */
-Test(step14, document_001s_dot_product_runs_with_its_launch_and_cpu_finish, .timeout = RUN_TIMEOUT_S)
+Test(step14, document_001s_dot_product_runs_with_its_launch_and_cpu_finish,
+     .timeout = RUN_TIMEOUT_S)
 {
     require_gpu();
-    struct outcome o = RUN(GPUS_SHOWN, "--op", "dot", "--blocks", "32", "--threads", "256", "--finish", "cpu");
+    struct outcome o = RUN(GPUS_SHOWN, "--op", "dot", "--blocks", "32", "--threads", "256",
+                           "--finish", "cpu");
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "exit %d\n%s%s", o.exit_code, o.out, o.err);
-    cr_expect(strstr(o.out, "32 blocks x 256 threads") != NULL, "the launch is not document 001's:\n%s", o.out);
-    cr_expect(strstr(o.out, "the host merges the partials (document 001)") != NULL, "not the host finish:\n%s", o.out);
+    cr_expect(strstr(o.out, "32 blocks x 256 threads") != NULL,
+              "the launch is not document 001's:\n%s", o.out);
+    cr_expect(strstr(o.out, "the host merges the partials (document 001)") != NULL,
+              "not the host finish:\n%s", o.out);
     cr_expect(strstr(o.out, "-> CORRECT") != NULL, "the verdict:\n%s", o.out);
     outcome_free(&o);
 }

@@ -35,7 +35,7 @@ static const char MPIRUN_LIMIT_S[] = "300";
 
 enum gpus { GPUS_SHOWN, GPUS_HIDDEN };
 struct outcome {
-    int exit_code;                   /* -1: a signal ended the program */
+    int exit_code; /* -1: a signal ended the program */
     char *out, *err;
 };
 
@@ -49,7 +49,8 @@ static char **environment_without_gpus(void)
     char **environment = calloc(count + 2, sizeof *environment);
     cr_assert_not_null(environment);
     for (size_t i = 0; i < count; i++)
-        if (strncmp(environ[i], HIDE_EVERY_GPU, strlen(HIDE_EVERY_GPU)) != 0) environment[kept++] = environ[i];
+        if (strncmp(environ[i], HIDE_EVERY_GPU, strlen(HIDE_EVERY_GPU)) != 0)
+            environment[kept++] = environ[i];
     environment[kept] = (char *)HIDE_EVERY_GPU;
     return environment;
 }
@@ -79,15 +80,17 @@ static struct outcome run_words(const char *const *words, enum gpus gpus)
     posix_spawn_file_actions_adddup2(&actions, fileno(err), STDERR_FILENO);
     char **environment = gpus == GPUS_HIDDEN ? environment_without_gpus() : environ;
     pid_t pid;
-    int spawn_error = posix_spawnp(&pid, words[0], &actions, NULL, (char *const *)words, environment);
+    int spawn_error = posix_spawnp(&pid, words[0], &actions, NULL, (char *const *)words,
+                                   environment);
     posix_spawn_file_actions_destroy(&actions);
     if (environment != environ) free(environment);
     cr_assert_eq(spawn_error, 0, "cannot start %s: %s", words[0], strerror(spawn_error));
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
-    struct outcome outcome = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out), read_all(err)};
-    cr_log_info("%s ... -> exit %d\n--- stdout\n%s--- stderr\n%s", words[0], outcome.exit_code, outcome.out,
-                outcome.err);
+    struct outcome outcome = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out),
+                              read_all(err)};
+    cr_log_info("%s ... -> exit %d\n--- stdout\n%s--- stderr\n%s", words[0], outcome.exit_code,
+                outcome.out, outcome.err);
     return outcome;
 }
 
@@ -95,8 +98,10 @@ static struct outcome run_words(const char *const *words, enum gpus gpus)
 static struct outcome run_program(enum gpus gpus, const char *const *args)
 {
     const char *words[MAX_WORDS] = {PROGRAM};
-    cr_assert_eq(access(PROGRAM, X_OK), 0, "%s is not built here: run the tests from the repository root "
-                 "after `make` (`make test` does both)", PROGRAM);
+    cr_assert_eq(access(PROGRAM, X_OK), 0,
+                 "%s is not built here: run the tests from the repository root "
+                 "after `make` (`make test` does both)",
+                 PROGRAM);
     for (int i = 0; args[i] != NULL; i++) {
         cr_assert_lt(i + 2, MAX_WORDS, "too many arguments for this test");
         words[i + 1] = args[i];
@@ -117,7 +122,8 @@ static void require_gpu(void)
     int count = 0;
     cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess || count == 0)
-        cr_skip_test("no CUDA device: %s", status != cudaSuccess ? cudaGetErrorString(status) : "none found");
+        cr_skip_test("no CUDA device: %s",
+                     status != cudaSuccess ? cudaGetErrorString(status) : "none found");
 }
 
 /* Whether `name` is an executable file in a directory of PATH. */
@@ -127,7 +133,8 @@ static bool on_path(const char *name)
     char *copy = strdup(path != NULL ? path : ""), *saved = NULL, candidate[4096];
     bool found = false;
     cr_assert_not_null(copy);
-    for (char *dir = strtok_r(copy, ":", &saved); dir != NULL && !found; dir = strtok_r(NULL, ":", &saved)) {
+    for (char *dir = strtok_r(copy, ":", &saved); dir != NULL && !found;
+         dir = strtok_r(NULL, ":", &saved)) {
         snprintf(candidate, sizeof candidate, "%s/%s", dir, name);
         found = access(candidate, X_OK) == 0;
     }
@@ -146,9 +153,11 @@ static int count_lines(const char *text)
 static void expect_check_passed(const struct outcome *o, const char *what)
 {
     const char *summary = strstr(o->out, CHECK_PASSED);
-    cr_expect_eq(o->exit_code, EXIT_CORRECT, "%s: exit %d\n%s%s", what, o->exit_code, o->out, o->err);
+    cr_expect_eq(o->exit_code, EXIT_CORRECT, "%s: exit %d\n%s%s", what, o->exit_code, o->out,
+                 o->err);
     cr_expect(summary != NULL && strchr(summary, '\n') == summary + strlen(summary) - 1,
-              "%s: no passing summary line '%s...' at the end of stdout:\n%s", what, CHECK_PASSED, o->out);
+              "%s: no passing summary line '%s...' at the end of stdout:\n%s", what, CHECK_PASSED,
+              o->out);
     cr_expect(strstr(o->out, "FAILED") == NULL, "%s: failing cases:\n%s", what, o->out);
 }
 
@@ -161,17 +170,27 @@ Test(step15, help_lists_gpus_and_every_variant)
     cr_expect(strstr(o.out, "usage: step15/run") != NULL, "--help:\n%s", o.out);
     cr_expect(strstr(o.out, "--gpus K") != NULL, "--help does not offer --gpus:\n%s", o.out);
     for (int v = 0; v < VARIANT_COUNT; v++)
-        cr_expect(strstr(o.out, VARIANTS[v]) != NULL, "--help does not list variant %s:\n%s", VARIANTS[v], o.out);
+        cr_expect(strstr(o.out, VARIANTS[v]) != NULL, "--help does not list variant %s:\n%s",
+                  VARIANTS[v], o.out);
     outcome_free(&o);
 }
 
 /* A bad command line, and what the message must quote. */
-struct bad_line { const char *words[3]; const char *named; };
+struct bad_line {
+    const char *words[3];
+    const char *named;
+};
 static const struct bad_line BAD_LINES[] = {
-    {{"--gpus", "0"}, "'0'"},       {{"--gpus", "x"}, "'x'"},         {{"--gpus", "-1"}, "'-1'"},
-    {{"--gpus", "2x"}, "'2x'"},     {{"--gpus", "65"}, "'65'"},       {{"--gpus", ""}, "''"},
-    {{"--gpus"}, "'--gpus'"},       {{"--variant", "bogus"}, "'bogus'"},
-    {{"--variant", "allreduce"}, "'allreduce'"}, {{"--threads", "64"}, "'64'"},
+    {{"--gpus", "0"}, "'0'"},
+    {{"--gpus", "x"}, "'x'"},
+    {{"--gpus", "-1"}, "'-1'"},
+    {{"--gpus", "2x"}, "'2x'"},
+    {{"--gpus", "65"}, "'65'"},
+    {{"--gpus", ""}, "''"},
+    {{"--gpus"}, "'--gpus'"},
+    {{"--variant", "bogus"}, "'bogus'"},
+    {{"--variant", "allreduce"}, "'allreduce'"},
+    {{"--threads", "64"}, "'64'"},
 };
 
 Test(step15, bad_command_lines_exit_2_naming_the_value)
@@ -182,9 +201,10 @@ Test(step15, bad_command_lines_exit_2_naming_the_value)
         struct outcome o = run_program(GPUS_HIDDEN, bad->words);
         cr_expect_eq(o.exit_code, EXIT_USAGE, "%s %s: exit %d, not %d", bad->words[0],
                      bad->words[1] ? bad->words[1] : "", o.exit_code, EXIT_USAGE);
-        cr_expect(strstr(o.err, bad->named) != NULL, "%s: stderr does not name %s:\n%s", bad->words[0],
-                  bad->named, o.err);
-        cr_expect_eq(o.out[0], '\0', "%s: a usage error printed on stdout:\n%s", bad->words[0], o.out);
+        cr_expect(strstr(o.err, bad->named) != NULL, "%s: stderr does not name %s:\n%s",
+                  bad->words[0], bad->named, o.err);
+        cr_expect_eq(o.out[0], '\0', "%s: a usage error printed on stdout:\n%s", bad->words[0],
+                     o.out);
         outcome_free(&o);
     }
 }
@@ -196,8 +216,10 @@ Test(step15, no_gpu_exits_3_saying_so)
                                   (const char *const[]){"--variant", "gather", NULL}};
     for (size_t l = 0; l < sizeof lines / sizeof lines[0]; l++) {
         struct outcome o = run_program(GPUS_HIDDEN, lines[l]);
-        cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "%s: exit %d, not %d", lines[l][0], o.exit_code, EXIT_ENVIRONMENT);
-        cr_expect(strstr(o.err, "step15: no CUDA device") != NULL, "%s: stderr:\n%s", lines[l][0], o.err);
+        cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "%s: exit %d, not %d", lines[l][0], o.exit_code,
+                     EXIT_ENVIRONMENT);
+        cr_expect(strstr(o.err, "step15: no CUDA device") != NULL, "%s: stderr:\n%s", lines[l][0],
+                  o.err);
         outcome_free(&o);
     }
 }
@@ -211,7 +233,8 @@ ParameterizedTestParameters(step15, check_passes_on_every_visible_gpu)
     return cr_make_param_array(int, variants, VARIANT_COUNT);
 }
 
-ParameterizedTest(int *variant, step15, check_passes_on_every_visible_gpu, .timeout = GPU_TEST_TIMEOUT_S)
+ParameterizedTest(int *variant, step15, check_passes_on_every_visible_gpu,
+                  .timeout = GPU_TEST_TIMEOUT_S)
 {
     require_gpu();
     struct outcome o = RUN(GPUS_SHOWN, "--check", "--variant", VARIANTS[*variant]);
@@ -236,23 +259,25 @@ Test(step15, fewer_elements_than_gpus_are_summed_exactly, .timeout = GPU_TEST_TI
         for (size_t s = 0; s < sizeof SIZES / sizeof SIZES[0]; s++) {
             struct outcome o = RUN(GPUS_SHOWN, "-n", SIZES[s], "--quiet", "--variant", VARIANTS[v],
                                    "--pattern", "uniform");
-            cr_expect_eq(o.exit_code, EXIT_CORRECT, "-n %s --variant %s: exit %d\n%s", SIZES[s], VARIANTS[v],
-                         o.exit_code, o.err);
+            cr_expect_eq(o.exit_code, EXIT_CORRECT, "-n %s --variant %s: exit %d\n%s", SIZES[s],
+                         VARIANTS[v], o.exit_code, o.err);
             cr_expect(count_lines(o.out) == 1 && strstr(o.out, " CORRECT\n") != NULL,
-                      "-n %s --variant %s --quiet: not one CORRECT line:\n%s", SIZES[s], VARIANTS[v], o.out);
+                      "-n %s --variant %s --quiet: not one CORRECT line:\n%s", SIZES[s],
+                      VARIANTS[v], o.out);
             outcome_free(&o);
         }
 }
 
 Test(step15, the_report_has_the_multi_gpu_lines, .timeout = GPU_TEST_TIMEOUT_S)
 {
-    static const char *const LINES[] = {"\ncheck ", "\ntime ", "\nbandwidth ", "\ngpus ", "\ncombine ",
-                                        "\none GPU ", "\nspeed-up "};
+    static const char *const LINES[] = {"\ncheck ",   "\ntime ",    "\nbandwidth ", "\ngpus ",
+                                        "\ncombine ", "\none GPU ", "\nspeed-up "};
     require_gpu();
     struct outcome o = RUN(GPUS_SHOWN, "-n", "2^20", "--iters", "3", "--warmup", "1", "--no-cub");
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "exit %d\n%s", o.exit_code, o.err);
     for (size_t l = 0; l < sizeof LINES / sizeof LINES[0]; l++)
-        cr_expect(strstr(o.out, LINES[l]) != NULL, "no line starting '%s' in the report:\n%s", LINES[l] + 1, o.out);
+        cr_expect(strstr(o.out, LINES[l]) != NULL, "no line starting '%s' in the report:\n%s",
+                  LINES[l] + 1, o.out);
     cr_expect(strstr(o.out, "-> CORRECT") != NULL, "the report's verdict:\n%s", o.out);
     outcome_free(&o);
 }
@@ -262,7 +287,8 @@ Test(step15, the_report_has_the_multi_gpu_lines, .timeout = GPU_TEST_TIMEOUT_S)
 Test(step15, check_passes_under_mpirun, .timeout = GPU_TEST_TIMEOUT_S)
 {
     require_gpu();
-    if (!on_path(MPIRUN)) cr_skip_test("no %s on PATH: the one-process-per-GPU mode is not tried", MPIRUN);
+    if (!on_path(MPIRUN))
+        cr_skip_test("no %s on PATH: the one-process-per-GPU mode is not tried", MPIRUN);
     const char *words[MAX_WORDS] = {"timeout", MPIRUN_LIMIT_S, MPIRUN};
     int w = 3;
     if (geteuid() == 0) words[w++] = "--allow-run-as-root";
@@ -273,7 +299,8 @@ Test(step15, check_passes_under_mpirun, .timeout = GPU_TEST_TIMEOUT_S)
     struct outcome o = run_words(words, GPUS_SHOWN);
     if (o.exit_code == EXIT_ENVIRONMENT && strstr(o.err, WITHOUT_MPI) != NULL) {
         outcome_free(&o);
-        cr_skip_test("%s was %s (no mpicc when it was built): rebuild it where mpicc is on PATH", PROGRAM, WITHOUT_MPI);
+        cr_skip_test("%s was %s (no mpicc when it was built): rebuild it where mpicc is on PATH",
+                     PROGRAM, WITHOUT_MPI);
     }
     cr_expect_neq(o.exit_code, 124, "mpirun -np 1 did not finish within %s s", MPIRUN_LIMIT_S);
     expect_check_passed(&o, "mpirun -np 1");

@@ -24,12 +24,15 @@ static const struct ladder_step *begin(const int *index)
     return &LADDER[*index];
 }
 
-#define EVERY_STEP(test) \
-    ParameterizedTestParameters(usage, test) { return ladder_indices(); }
+#define EVERY_STEP(test)                                                                           \
+    ParameterizedTestParameters(usage, test)                                                       \
+    {                                                                                              \
+        return ladder_indices();                                                                   \
+    }
 
 /* A command line the program must refuse, and what its message must quote. */
 struct bad_line {
-    const char *words[MAX_WORDS];    /* up to the first NULL */
+    const char *words[MAX_WORDS]; /* up to the first NULL */
     char named[TEXT_SIZE];
 };
 
@@ -61,11 +64,14 @@ static int bad_lines_for(const struct ladder_step *step, struct bad_line *lines)
                                      : (struct bad_line){{"--blocks", "3"}, "'--blocks'"};
     lines[count++] = step->host_finish ? (struct bad_line){{"--finish", "gpu2"}, "'gpu2'"}
                                        : (struct bad_line){{"--finish", "cpu"}, "'--finish'"};
-    lines[count++] = step->correct[0] != NULL ? (struct bad_line){{"--variant", "nope"}, "'nope'"}
-                                              : (struct bad_line){{"--variant", "nope"}, "'--variant'"};
-    if (strcmp(step->name, "step07") != 0) lines[count++] = (struct bad_line){{"--clock"}, "'--clock'"};
-    if (!offers_ceilings(step)) lines[count++] = (struct bad_line){{"--ceilings"}, "'--ceilings'"};
-    else {   /* its ceilings print beside the full report only */
+    lines[count++] = step->correct[0] != NULL
+                         ? (struct bad_line){{"--variant", "nope"}, "'nope'"}
+                         : (struct bad_line){{"--variant", "nope"}, "'--variant'"};
+    if (strcmp(step->name, "step07") != 0)
+        lines[count++] = (struct bad_line){{"--clock"}, "'--clock'"};
+    if (!offers_ceilings(step))
+        lines[count++] = (struct bad_line){{"--ceilings"}, "'--ceilings'"};
+    else { /* its ceilings print beside the full report only */
         lines[count++] = (struct bad_line){{"--ceilings", "--csv"}, "'--ceilings'"};
         lines[count++] = (struct bad_line){{"--ceilings", "--quiet"}, "'--ceilings'"};
         lines[count++] = (struct bad_line){{"--check", "--ceilings"}, "'--ceilings'"};
@@ -86,9 +92,11 @@ ParameterizedTest(int *index, usage, bad_command_lines_exit_2_naming_the_value)
         /* GPUs hidden: the command line is refused before any device is looked at */
         struct finished run = step_run(step, GPUS_HIDDEN, args);
         const char *what = lines[i].words[0], *value = lines[i].words[1] ? lines[i].words[1] : "";
-        cr_expect_eq(run.exit_code, EXIT_USAGE, "%s %s %s: exit %d", step->name, what, value, run.exit_code);
-        cr_expect_not_null(strstr(run.err, lines[i].named), "%s %s %s: stderr does not name %s:\n%s",
-                           step->name, what, value, lines[i].named, run.err);
+        cr_expect_eq(run.exit_code, EXIT_USAGE, "%s %s %s: exit %d", step->name, what, value,
+                     run.exit_code);
+        cr_expect_not_null(strstr(run.err, lines[i].named),
+                           "%s %s %s: stderr does not name %s:\n%s", step->name, what, value,
+                           lines[i].named, run.err);
         cr_expect_not_null(strstr(run.err, help), "%s %s %s: stderr does not point to --help:\n%s",
                            step->name, what, value, run.err);
         cr_expect_str_empty(run.out, "%s %s %s: stdout: %s", step->name, what, value, run.out);
@@ -107,16 +115,23 @@ ParameterizedTest(int *index, usage, help_exits_0_with_the_steps_usage_on_stdout
     for (int f = 0; f < 2; f++) {
         struct finished run = STEP_RUN(step, GPUS_HIDDEN, FLAGS[f]);
         const char *out = run.out;
-        cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s %s: exit %d", step->name, FLAGS[f], run.exit_code);
+        cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s %s: exit %d", step->name, FLAGS[f],
+                     run.exit_code);
         cr_expect(starts_with(out, usage), "%s %s: stdout:\n%s", step->name, FLAGS[f], out);
         cr_expect_str_empty(run.err, "%s %s: stderr: %s", step->name, FLAGS[f], run.err);
-        cr_expect_not_null(strstr(out, threads), "%s: no thread range %s:\n%s", step->name, threads, out);
-        cr_expect_eq(strstr(out, "--blocks") != NULL, step->grid_size, "%s: --blocks:\n%s", step->name, out);
-        cr_expect_eq(strstr(out, "--finish") != NULL, step->host_finish, "%s: --finish:\n%s", step->name, out);
-        cr_expect_eq(strstr(out, "--variant") != NULL, step->correct[0] != NULL, "%s: --variant", step->name);
+        cr_expect_not_null(strstr(out, threads), "%s: no thread range %s:\n%s", step->name, threads,
+                           out);
+        cr_expect_eq(strstr(out, "--blocks") != NULL, step->grid_size, "%s: --blocks:\n%s",
+                     step->name, out);
+        cr_expect_eq(strstr(out, "--finish") != NULL, step->host_finish, "%s: --finish:\n%s",
+                     step->name, out);
+        cr_expect_eq(strstr(out, "--variant") != NULL, step->correct[0] != NULL, "%s: --variant",
+                     step->name);
         for (int v = 0; v < MAX_LISTED_VARIANTS; v++) {
-            if (step->correct[v] != NULL) cr_expect_not_null(strstr(out, step->correct[v]), "%s", step->correct[v]);
-            if (step->other[v] != NULL) cr_expect_not_null(strstr(out, step->other[v]), "%s", step->other[v]);
+            if (step->correct[v] != NULL)
+                cr_expect_not_null(strstr(out, step->correct[v]), "%s", step->correct[v]);
+            if (step->other[v] != NULL)
+                cr_expect_not_null(strstr(out, step->other[v]), "%s", step->other[v]);
         }
         finished_free(&run);
     }
@@ -135,15 +150,18 @@ ParameterizedTest(int *index, usage, the_short_name_runs_the_same_program)
         cr_skip_test("%s links to %s, not to this copy of the step", step->name, target);
     snprintf(short_path, sizeof short_path, "%s/run", step->name);
     struct finished by_directory = STEP_RUN(step, GPUS_HIDDEN, "--help");
-    struct finished by_short_name = program_run(short_path, GPUS_HIDDEN, (const char *const[]){"--help", NULL});
-    cr_expect_eq(by_short_name.exit_code, EXIT_CORRECT, "%s: exit %d", short_path, by_short_name.exit_code);
+    struct finished by_short_name = program_run(short_path, GPUS_HIDDEN,
+                                                (const char *const[]){"--help", NULL});
+    cr_expect_eq(by_short_name.exit_code, EXIT_CORRECT, "%s: exit %d", short_path,
+                 by_short_name.exit_code);
     cr_expect_str_eq(by_short_name.out, by_directory.out);
     finished_free(&by_directory);
     finished_free(&by_short_name);
 }
 
 /* Without a device: exit 3, the reason on stderr, nothing on stdout (not even a CSV header). */
-static void expect_no_device(const struct ladder_step *step, const char *const *args, const char *what)
+static void expect_no_device(const struct ladder_step *step, const char *const *args,
+                             const char *what)
 {
     char said[TEXT_SIZE];
     snprintf(said, sizeof said, "%s: no CUDA device", step->name);
@@ -172,18 +190,26 @@ ParameterizedTest(int *index, usage, every_offered_option_is_accepted)
     const struct ladder_step *step = begin(index);
     char max_threads[TEXT_SIZE];
     snprintf(max_threads, sizeof max_threads, "%u", step->max_threads);
-    expect_no_device(step, (const char *const[]){"-n", "2^10..2^12", "--pattern", "onehot:last", "--seed", "7",
-                                                 "--iters", "1", "--warmup", "0", "--buffers", "2", "--threads",
-                                                 max_threads, "--no-cub", "--csv", NULL}, "shared options");
-    if (step->grid_size) expect_no_device(step, (const char *const[]){"--blocks", "3", NULL}, "--blocks 3");
-    if (step->host_finish) expect_no_device(step, (const char *const[]){"--finish", "cpu", NULL}, "--finish cpu");
-    if (strcmp(step->name, "step07") == 0) expect_no_device(step, (const char *const[]){"--clock", NULL}, "--clock");
+    expect_no_device(step,
+                     (const char *const[]){"-n", "2^10..2^12", "--pattern", "onehot:last", "--seed",
+                                           "7", "--iters", "1", "--warmup", "0", "--buffers", "2",
+                                           "--threads", max_threads, "--no-cub", "--csv", NULL},
+                     "shared options");
+    if (step->grid_size)
+        expect_no_device(step, (const char *const[]){"--blocks", "3", NULL}, "--blocks 3");
+    if (step->host_finish)
+        expect_no_device(step, (const char *const[]){"--finish", "cpu", NULL}, "--finish cpu");
+    if (strcmp(step->name, "step07") == 0)
+        expect_no_device(step, (const char *const[]){"--clock", NULL}, "--clock");
     if (offers_ceilings(step))
-        expect_no_device(step, (const char *const[]){"--ceilings", "-n", "2^10..2^12", NULL}, "--ceilings");
+        expect_no_device(step, (const char *const[]){"--ceilings", "-n", "2^10..2^12", NULL},
+                         "--ceilings");
     for (int v = 0; v < MAX_LISTED_VARIANTS; v++) {
         if (step->correct[v] != NULL)
-            expect_no_device(step, (const char *const[]){"--variant", step->correct[v], NULL}, step->correct[v]);
+            expect_no_device(step, (const char *const[]){"--variant", step->correct[v], NULL},
+                             step->correct[v]);
         if (step->other[v] != NULL)
-            expect_no_device(step, (const char *const[]){"--variant", step->other[v], NULL}, step->other[v]);
+            expect_no_device(step, (const char *const[]){"--variant", step->other[v], NULL},
+                             step->other[v]);
     }
 }

@@ -97,7 +97,10 @@ static long parse_grouped(const char *start, const char *end)
     return value;
 }
 
-static int number_char(char c) { return (c >= '0' && c <= '9') || c == ','; }
+static int number_char(char c)
+{
+    return (c >= '0' && c <= '9') || c == ',';
+}
 
 /* The number (commas allowed) that the README writes right before `phrase`. */
 static long number_before(const char *text, const char *phrase, const char *path)
@@ -124,7 +127,10 @@ static long number_after(const char *text, const char *phrase, const char *path)
 /* The rows of the markdown table that follows `heading`: the cells of each row whose first
  * cell is a number or "total", split in place. Returns the number of rows. */
 enum { MAX_ROWS = 16, MAX_CELLS = 8 };
-struct table { int rows; char cells[MAX_ROWS][MAX_CELLS][64]; };
+struct table {
+    int rows;
+    char cells[MAX_ROWS][MAX_CELLS][64];
+};
 
 static void table_after(const char *path, const char *heading, struct table *table)
 {
@@ -179,7 +185,8 @@ static char *first_readme_with(const char *const *paths, const char *phrase, con
     return NULL;
 }
 
-static const char *const SPEED_READMES[] = {"step10_vector_loads/README.md", "step11_in_flight/README.md",
+static const char *const SPEED_READMES[] = {"step10_vector_loads/README.md",
+                                            "step11_in_flight/README.md",
                                             "step12_small_n/README.md", NULL};
 
 /* ---- the counts worked out here ---------------------------------------------------------- */
@@ -206,7 +213,7 @@ static int step02_rounds(int len, int w, int *lanes)
     for (int t = w * WARP; t < (w + 1) * WARP; t++) {
         int index = 2 * len * t;
         if (index >= BLOCK) continue;
-        per_bank[index % BANK_COUNT]++;       /* every lane writes its own word */
+        per_bank[index % BANK_COUNT]++; /* every lane writes its own word */
         (*lanes)++;
     }
     int rounds = 0;
@@ -248,8 +255,10 @@ Test(figures, step02_warps_issuing_match_the_readme_table)
         cr_expect_eq(count_of(counts, name), atol(table.cells[row][3]), "%s", name);
         if (!total) {
             int len = atoi(level);
-            cr_expect_eq(atol(table.cells[row][2]), warps_adding(len, 0), "README, step01, len %d", len);
-            cr_expect_eq(atol(table.cells[row][3]), warps_adding(len, 1), "README, step02, len %d", len);
+            cr_expect_eq(atol(table.cells[row][2]), warps_adding(len, 0), "README, step01, len %d",
+                         len);
+            cr_expect_eq(atol(table.cells[row][3]), warps_adding(len, 1), "README, step02, len %d",
+                         len);
         }
     }
     cr_expect_eq(count_of(counts, "step02.warps_issuing.step01.total"), 47);
@@ -300,7 +309,8 @@ Test(figures, step02_conflicts_per_block_and_in_the_profile)
     cr_expect_eq(blocks, PROFILE_BLOCKS);
     cr_expect_eq(count_of(counts, "step03.step02.store_conflicts_profile"), store_conflicts);
     cr_expect_eq(count_of(counts, "step03.step02.load_conflicts_profile"), load_conflicts);
-    cr_expect_eq(step02_store_extra_rounds(), store, "worked out here: %d", step02_store_extra_rounds());
+    cr_expect_eq(step02_store_extra_rounds(), store, "worked out here: %d",
+                 step02_store_extra_rounds());
     cr_expect_eq(store * blocks, store_conflicts);
     free(text);
     free(counts);
@@ -346,18 +356,20 @@ Test(figures, step04_elements_per_thread_and_plan_a)
     char buffer[256], phrase[128];
     count_string(counts, "step04.plan_a_tiny.read_twice", buffer, sizeof buffer);
     cr_expect_str_eq(buffer, "2 3 4 5 6 7");
-    snprintf(phrase, sizeof phrase, "elements %c to %c **twice**", buffer[0], buffer[strlen(buffer) - 1]);
+    snprintf(phrase, sizeof phrase, "elements %c to %c **twice**", buffer[0],
+             buffer[strlen(buffer) - 1]);
     cr_expect_not_null(strstr(text, phrase), "%s does not say \"%s\"", path, phrase);
     count_string(counts, "step04.plan_a_tiny.never_read", buffer, sizeof buffer);
     cr_expect_str_eq(buffer, "10 11 12 13 14 15");
-    snprintf(phrase, sizeof phrase, "elements %.2s to %s **never**", buffer, strrchr(buffer, ' ') + 1);
+    snprintf(phrase, sizeof phrase, "elements %.2s to %s **never**", buffer,
+             strrchr(buffer, ' ') + 1);
     cr_expect_not_null(strstr(text, phrase), "%s does not say \"%s\"", path, phrase);
     free(text);
     free(counts);
 }
 
-static const char *const NUMBER_WORDS[] = {"zero", "one", "two", "three", "four", "five",
-                                           "six", "seven", "eight", "nine", "ten"};
+static const char *const NUMBER_WORDS[] = {"zero", "one",   "two",   "three", "four", "five",
+                                           "six",  "seven", "eight", "nine",  "ten"};
 
 Test(figures, step05_and_step06_barriers_and_loop_tests)
 {
@@ -365,7 +377,8 @@ Test(figures, step05_and_step06_barriers_and_loop_tests)
     const char *path05 = "step05_unroll_warp/README.md", *path06 = "step06_full_unroll/README.md";
     char *text05 = readme_text(path05), *text06 = readme_text(path06);
     long barriers05 = number_after(text05, "block of 256 threads now meets ", path05);
-    long barriers04 = number_after(text05, "block-wide barriers after the load instead of ", path05);
+    long barriers04 = number_after(text05, "block-wide barriers after the load instead of ",
+                                   path05);
     cr_expect_eq(count_of(counts, "step05.block_barriers_after_load.step05"), barriers05);
     cr_expect_eq(count_of(counts, "step05.block_barriers_after_load.step04"), barriers04);
     cr_expect_eq(barriers04, 8, "log2(256) levels, a barrier each");
@@ -376,7 +389,8 @@ Test(figures, step05_and_step06_barriers_and_loop_tests)
     snprintf(phrase, sizeof phrase, "same %s `bar.warp.sync`", NUMBER_WORDS[syncwarps]);
     cr_expect_not_null(strstr(text06, phrase), "%s does not say \"%s\"", path06, phrase);
     cr_expect_eq(count_of(counts, "step06.block_barriers_after_load.step06"), barriers05);
-    cr_expect_eq(count_of(counts, "step06.loop_tests.step05"), 3 + 1, "three levels, then the exit");
+    cr_expect_eq(count_of(counts, "step06.loop_tests.step05"), 3 + 1,
+                 "three levels, then the exit");
     cr_expect_eq(count_of(counts, "step06.loop_tests.step06"), 0);
     cr_expect_eq(count_of(counts, "step06.rungs_without_code"), 2, "1024 and 512");
     free(text05);
@@ -415,8 +429,8 @@ Test(figures, step08_shuffles_and_step09_tickets)
     for (int offset = WARP / 2; offset > 0; offset /= 2) halvings++;
     cr_expect_eq(steps, halvings);
     char phrase[64];
-    snprintf(phrase, sizeof phrase, "adds its %ld values in %s", count_of(counts, "step08.lane0_inputs"),
-             NUMBER_WORDS[steps]);
+    snprintf(phrase, sizeof phrase, "adds its %ld values in %s",
+             count_of(counts, "step08.lane0_inputs"), NUMBER_WORDS[steps]);
     cr_expect_not_null(strstr(text, phrase), "%s does not say \"%s\"", path, phrase);
     cr_expect_eq(count_of(counts, "step08.useful_adds"), WARP - 1);
     /* step09: the tickets are 0 .. G-1, each once, and the last one names the last block. */
@@ -442,7 +456,8 @@ Test(figures, speed_steps_loads_match_their_headers_and_readmes)
     char *counts = counts_text();
     const char *path;
     char *text = first_readme_with(SPEED_READMES, " contiguous bytes", &path);
-    cr_expect_eq(count_of(counts, "step10.bytes_per_warp_load"), number_before(text, " contiguous bytes", path));
+    cr_expect_eq(count_of(counts, "step10.bytes_per_warp_load"),
+                 number_before(text, " contiguous bytes", path));
     cr_expect_eq(count_of(counts, "step10.bytes_per_warp_load"), WARP * 16, "32 lanes x 16 bytes");
     for (int past = 0; past < 4; past++) {
         char name[64];
@@ -455,10 +470,12 @@ Test(figures, speed_steps_loads_match_their_headers_and_readmes)
                  number_before(text, " bytes each in flight", path));
     free(text);
     text = first_readme_with(SPEED_READMES, " blocks at n = 2^25", &path);
-    cr_expect_eq(count_of(counts, "step11.blocks.n2^25.threads512"), number_before(text, " blocks at n = 2^25", path));
+    cr_expect_eq(count_of(counts, "step11.blocks.n2^25.threads512"),
+                 number_before(text, " blocks at n = 2^25", path));
     free(text);
     text = first_readme_with(SPEED_READMES, "(`ONE_BLOCK_ELEMENTS`)", &path);
-    cr_expect_eq(count_of(counts, "step12.one_block_elements"), number_before(text, " floats (`ONE_BLOCK_ELEMENTS`)", path));
+    cr_expect_eq(count_of(counts, "step12.one_block_elements"),
+                 number_before(text, " floats (`ONE_BLOCK_ELEMENTS`)", path));
     free(text);
     /* The constants the generator transcribes, against step12's header. */
     char *header = readme_text("step12_small_n/reduce.h");
@@ -469,7 +486,8 @@ Test(figures, speed_steps_loads_match_their_headers_and_readmes)
     cr_expect_eq(count_of(counts, "step12.vectors_per_thread"),
                  number_after(header, "ONE_BLOCK_VECTORS = ", "step12_small_n/reduce.h"));
     cr_expect_eq(count_of(counts, "step12.one_block_elements"),
-                 count_of(counts, "step12.one_block_threads") * count_of(counts, "step12.vectors_per_thread") * 4);
+                 count_of(counts, "step12.one_block_threads") *
+                     count_of(counts, "step12.vectors_per_thread") * 4);
     cr_expect_eq(count_of(counts, "step11.bytes_in_flight_per_thread"),
                  count_of(counts, "step11.vectors_per_thread") * 16);
     free(header);
@@ -495,7 +513,8 @@ static void expect_numbers(const char *counts, const char *name, const int *expe
     int found = count_numbers(counts, name, values, 64);
     cr_expect_eq(found, count, "%s: %d numbers, worked out here %d", name, found, count);
     for (int i = 0; i < found && i < count; i++)
-        cr_expect_eq(values[i], expected[i], "%s, number %d: %d, worked out here %d", name, i, values[i], expected[i]);
+        cr_expect_eq(values[i], expected[i], "%s, number %d: %d, worked out here %d", name, i,
+                     values[i], expected[i]);
 }
 
 /* step13: the start tickets are 0 .. G-1, each once; the block with G-1 gathers; it waits for
@@ -510,7 +529,8 @@ Test(figures, step13_gatherer_and_the_words_it_waits_for)
     cr_assert_eq(count_numbers(counts, "step13.finish_times", finish, MOST), grid);
     int seen[MOST] = {0}, gatherer = -1;
     for (int b = 0; b < grid; b++) {
-        cr_assert(ticket[b] >= 0 && ticket[b] < grid && !seen[ticket[b]], "start ticket %d drawn twice", ticket[b]);
+        cr_assert(ticket[b] >= 0 && ticket[b] < grid && !seen[ticket[b]],
+                  "start ticket %d drawn twice", ticket[b]);
         seen[ticket[b]] = 1;
         if (ticket[b] == grid - 1) gatherer = b;
     }
@@ -601,7 +621,8 @@ Test(figures, committed_svgs_are_what_the_generator_writes, .timeout = 120)
         snprintf(fresh_path, sizeof fresh_path, "%s/%.255s", fresh, made[i]);
         snprintf(committed_path, sizeof committed_path, "%s/%.255s", FIGURE_DIRECTORY, made[i]);
         size_t fresh_size = 0, committed_size = 0;
-        char *a = file_contents(fresh_path, &fresh_size), *b = file_contents(committed_path, &committed_size);
+        char *a = file_contents(fresh_path, &fresh_size),
+             *b = file_contents(committed_path, &committed_size);
         cr_expect_not_null(b, "%s is not committed (run make figures)", committed_path);
         if (b != NULL)
             cr_expect(fresh_size == committed_size && memcmp(a, b, fresh_size) == 0,

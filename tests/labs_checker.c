@@ -19,13 +19,21 @@
 
 extern char **environ;
 
-enum { LAB_COUNT = 5, FOLDER_LENGTH = 256, PATH_LENGTH = 512, LINE_LENGTH = 4096, GRADE_COLUMNS = 11,
-       MAX_ROWS = 32, MAX_REASONS = 2 };
+enum {
+    LAB_COUNT = 5,
+    FOLDER_LENGTH = 256,
+    PATH_LENGTH = 512,
+    LINE_LENGTH = 4096,
+    GRADE_COLUMNS = 11,
+    MAX_ROWS = 32,
+    MAX_REASONS = 2
+};
 
 /* labs/steps.txt, as the labs' handouts describe it (not read from the file under test). */
 static const char *const LAB[LAB_COUNT] = {"lab01", "lab02", "lab03", "lab04", "lab05"};
-static const char *const STEP[LAB_COUNT] = {"step02_divergence", "step04_idle", "step05_unroll_warp",
-                                            "step08_shuffle", "step09_last_block"};
+static const char *const STEP[LAB_COUNT] = {"step02_divergence", "step04_idle",
+                                            "step05_unroll_warp", "step08_shuffle",
+                                            "step09_last_block"};
 
 /* The grading tests run the sanitizers at one small odd n, time at n = 2^20, and keep the
  * checker's generous timeouts (not grade.sh's two minutes), so that a busy GPU is not taken
@@ -33,18 +41,22 @@ static const char *const STEP[LAB_COUNT] = {"step02_divergence", "step04_idle", 
  * case past 2^31 elements (about 9 GiB of GPU memory and 8 GiB of host memory a run) runs for
  * lab01 alone, whose kernels include the int index, so that the tests running beside it do
  * not run out of memory. */
-#define GENEROUS "LAB_SANITIZE_N=4099", "LAB_TIMED_N=2^20", "LAB_CHECK_TIMEOUT=900", "LAB_TIME_TIMEOUT=300", \
-    "LAB_SANITIZER_TIMEOUT=900", "LAB_WIDE_TIMEOUT=600"
+#define GENEROUS                                                                                   \
+    "LAB_SANITIZE_N=4099", "LAB_TIMED_N=2^20", "LAB_CHECK_TIMEOUT=900", "LAB_TIME_TIMEOUT=300",    \
+        "LAB_SANITIZER_TIMEOUT=900", "LAB_WIDE_TIMEOUT=600"
 static const char *const GRADE_SETTINGS[] = {GENEROUS, "LAB_WIDE_N=", NULL};
 static const char *const GRADE_SETTINGS_WIDE[] = {GENEROUS, NULL};
-static const char *const HANG_SETTINGS[] = {"LAB_SANITIZE_N=4099", "LAB_TIMED_N=2^20", "LAB_CHECK_TIMEOUT=30",
-                                            "LAB_WIDE_N=", NULL};
-enum { WIDE_LAB = 0 };   /* lab01 */
+static const char *const HANG_SETTINGS[] = {"LAB_SANITIZE_N=4099", "LAB_TIMED_N=2^20",
+                                            "LAB_CHECK_TIMEOUT=30", "LAB_WIDE_N=", NULL};
+enum { WIDE_LAB = 0 }; /* lab01 */
 static const char GRADE_JOBS[] = "2";
 static const char BROKEN_KERNEL[] = "#include \"reduce.h\"\nthis is not CUDA;\n";
 
 /* ---- running a program ----------------------------------------------------------------- */
-struct outcome { int exit_code; char *out; };   /* -1: ended by a signal; out: stdout + stderr */
+struct outcome {
+    int exit_code;
+    char *out;
+}; /* -1: ended by a signal; out: stdout + stderr */
 
 /* environ, with each NAME=VALUE of settings replacing any NAME=... there. */
 static char **environment_with(const char *const *settings)
@@ -107,7 +119,8 @@ static void require_cuda_device(void)
     int count = 0;
     cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess || count == 0)
-        cr_skip_test("no CUDA device: %s", status != cudaSuccess ? cudaGetErrorString(status) : "none found");
+        cr_skip_test("no CUDA device: %s",
+                     status != cudaSuccess ? cudaGetErrorString(status) : "none found");
 }
 
 static bool executable_in(const char *directory)
@@ -130,7 +143,6 @@ static bool sanitizer_installed(void)
     return executable_in(directories);
 }
 
-
 /* Splits one CSV row in place: fields may be quoted, with "" for a quote inside. */
 static bool split_row(char *line, char *fields[GRADE_COLUMNS])
 {
@@ -141,14 +153,21 @@ static bool split_row(char *line, char *fields[GRADE_COLUMNS])
         bool quoted = *read == '"';
         read += quoted;
         while (*read != '\0' && (quoted || *read != ',')) {
-            if (quoted && *read == '"' && read[1] == '"') read++;
-            else if (quoted && *read == '"') { quoted = false; read++; continue; }
+            if (quoted && *read == '"' && read[1] == '"')
+                read++;
+            else if (quoted && *read == '"') {
+                quoted = false;
+                read++;
+                continue;
+            }
             *write++ = *read++;
         }
         bool more = *read == ',';
         *write = '\0';
-        if (more) read++;
-        else if (c != GRADE_COLUMNS - 1) return false;
+        if (more)
+            read++;
+        else if (c != GRADE_COLUMNS - 1)
+            return false;
     }
     return true;
 }
@@ -162,7 +181,8 @@ Test(labs, every_lab_is_built_and_has_its_files)
     for (int lab = 0; lab < LAB_COUNT; lab++)
         for (size_t f = 0; f < sizeof FILES / sizeof FILES[0]; f++) {
             snprintf(path, sizeof path, "labs/%s/%s", LAB[lab], FILES[f]);
-            int mode = strcmp(FILES[f], "program") == 0 || strcmp(FILES[f], "run") == 0 ? X_OK : R_OK;
+            int mode = strcmp(FILES[f], "program") == 0 || strcmp(FILES[f], "run") == 0 ? X_OK
+                                                                                        : R_OK;
             cr_expect_eq(access(path, mode), 0, "%s is missing%s (make builds every lab)", path,
                          mode == X_OK ? " or not executable" : "");
         }
@@ -173,18 +193,23 @@ Test(labs, check_without_a_gpu_says_so_and_exits_3, .timeout = 300)
     struct outcome o = run((const char *const[]){"labs/lab01/run", "--check", NULL}, GPUS_HIDDEN);
     cr_expect_eq(o.exit_code, 3, "exit code %d:\n%s", o.exit_code, o.out);
     cr_expect_not_null(strstr(o.out, "needs a GPU"), "%s", o.out);
-    cr_expect_not_null(strstr(o.out, "\"pass\":null,\"builds\":true,\"instructions\":true"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "\"pass\":null,\"builds\":true,\"instructions\":true"), "%s",
+                       o.out);
     free(o.out);
 }
 
 Test(labs, check_without_a_gpu_reads_the_compiled_code, .timeout = 300)
 {
     struct outcome o = run((const char *const[]){"labs/lab05/run", "--check", NULL}, GPUS_HIDDEN);
-    cr_expect_eq(o.exit_code, 1, "exit code %d (1: the starter's code already fails):\n%s", o.exit_code, o.out);
-    cr_expect_not_null(strstr(o.out, "the fence variant (TODO(lab5) A) takes no ticket"), "%s", o.out);
-    cr_expect_not_null(strstr(o.out, "the atomic-ref variant (TODO(lab5) B) takes no ticket"), "%s", o.out);
-    cr_expect_not_null(strstr(o.out, "\"pass\":false,\"builds\":true,\"instructions\":false,\"correct\":null"), "%s",
+    cr_expect_eq(o.exit_code, 1, "exit code %d (1: the starter's code already fails):\n%s",
+                 o.exit_code, o.out);
+    cr_expect_not_null(strstr(o.out, "the fence variant (TODO(lab5) A) takes no ticket"), "%s",
                        o.out);
+    cr_expect_not_null(strstr(o.out, "the atomic-ref variant (TODO(lab5) B) takes no ticket"), "%s",
+                       o.out);
+    cr_expect_not_null(
+        strstr(o.out, "\"pass\":false,\"builds\":true,\"instructions\":false,\"correct\":null"),
+        "%s", o.out);
     free(o.out);
 }
 
@@ -201,12 +226,15 @@ Test(labs, the_lab_program_names_itself, .timeout = 300)
     struct outcome help = run((const char *const[]){"labs/lab03/run", "--help", NULL}, GPUS_HIDDEN);
     cr_expect_eq(help.exit_code, 0, "exit code %d:\n%s", help.exit_code, help.out);
     cr_expect_not_null(strstr(help.out, "usage: labs/lab03/run [options]\n"), "%s", help.out);
-    cr_expect_null(strstr(help.out, "step05/run"), "--help names the step's program:\n%s", help.out);
+    cr_expect_null(strstr(help.out, "step05/run"), "--help names the step's program:\n%s",
+                   help.out);
     free(help.out);
-    struct outcome error = run((const char *const[]){"labs/lab03/run", "--threads", "3", NULL}, GPUS_HIDDEN);
+    struct outcome error = run((const char *const[]){"labs/lab03/run", "--threads", "3", NULL},
+                               GPUS_HIDDEN);
     cr_expect_eq(error.exit_code, 2, "exit code %d:\n%s", error.exit_code, error.out);
     cr_expect_not_null(strstr(error.out, "labs/lab03/run: --threads takes"), "%s", error.out);
-    cr_expect_not_null(strstr(error.out, "(labs/lab03/run --help lists the options)"), "%s", error.out);
+    cr_expect_not_null(strstr(error.out, "(labs/lab03/run --help lists the options)"), "%s",
+                       error.out);
     cr_expect_null(strstr(error.out, "step05"), "the error names the step:\n%s", error.out);
     free(error.out);
 }
@@ -220,7 +248,8 @@ static void write_file(const char *path, const char *text)
 }
 
 /* Row `student` of a CSV file of GRADE_COLUMNS columns, split into fields (in `line`). */
-static bool find_row(const char *csv, const char *student, char line[LINE_LENGTH], char *fields[GRADE_COLUMNS])
+static bool find_row(const char *csv, const char *student, char line[LINE_LENGTH],
+                     char *fields[GRADE_COLUMNS])
 {
     FILE *file = fopen(csv, "r");
     cr_assert_not_null(file, "%s: %s", csv, strerror(errno));
@@ -233,14 +262,26 @@ static bool find_row(const char *csv, const char *student, char line[LINE_LENGTH
     return found;
 }
 
-enum grade_column { G_STUDENT, G_PASS, G_BUILDS, G_INSTRUCTIONS, G_CORRECT, G_CLEAN, G_INDEX64, G_MS,
-                    G_X_REFERENCE, G_X_CUB, G_REASON };
-static const char CSV_HEADER[] =
-    "student,pass,builds,instructions,correct,sanitizer_clean,index64,ms,x_reference,x_cub,reason\n";
+enum grade_column {
+    G_STUDENT,
+    G_PASS,
+    G_BUILDS,
+    G_INSTRUCTIONS,
+    G_CORRECT,
+    G_CLEAN,
+    G_INDEX64,
+    G_MS,
+    G_X_REFERENCE,
+    G_X_CUB,
+    G_REASON
+};
+static const char CSV_HEADER[] = "student,pass,builds,instructions,correct,sanitizer_clean,index64,"
+                                 "ms,x_reference,x_cub,reason\n";
 
 Test(labs, grade_without_a_gpu_builds_every_submission, .timeout = 600)
 {
-    char scratch[] = "/tmp/labs-nogpu-XXXXXX", folder[FOLDER_LENGTH], path[PATH_LENGTH], csv[PATH_LENGTH];
+    char scratch[] = "/tmp/labs-nogpu-XXXXXX", folder[FOLDER_LENGTH], path[PATH_LENGTH],
+         csv[PATH_LENGTH];
     char line[LINE_LENGTH], *fields[GRADE_COLUMNS];
     cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
     snprintf(folder, sizeof folder, "%s/lab01", scratch);
@@ -254,19 +295,22 @@ Test(labs, grade_without_a_gpu_builds_every_submission, .timeout = 600)
     snprintf(path, sizeof path, "%s/broken/reduce.cu", folder);
     write_file(path, BROKEN_KERNEL);
 
-    struct outcome o = run((const char *const[]){"labs/grade.sh", "-o", csv, "--logs", scratch, folder, NULL},
-                           GPUS_HIDDEN);
+    struct outcome o = run(
+        (const char *const[]){"labs/grade.sh", "-o", csv, "--logs", scratch, folder, NULL},
+        GPUS_HIDDEN);
     cr_expect_eq(o.exit_code, 3, "exit code %d (3: no GPU):\n%s", o.exit_code, o.out);
     cr_expect_not_null(strstr(o.out, "needs a GPU"), "%s", o.out);
     cr_expect_not_null(strstr(o.out, "docs/instructors.md"), "%s", o.out);
     FILE *file = fopen(csv, "r");
     cr_assert_not_null(file, "%s: %s\n%s", csv, strerror(errno), o.out);
-    cr_expect(fgets(line, sizeof line, file) != NULL && strcmp(line, CSV_HEADER) == 0, "header: %s", line);
+    cr_expect(fgets(line, sizeof line, file) != NULL && strcmp(line, CSV_HEADER) == 0, "header: %s",
+              line);
     fclose(file);
     cr_assert(find_row(csv, "broken", line, fields), "no row for broken:\n%s", o.out);
     cr_expect_str_eq(fields[G_PASS], "0");
     cr_expect_str_eq(fields[G_BUILDS], "0");
-    cr_expect_not_null(strstr(fields[G_REASON], "does not compile: broken/reduce.cu("), "%s", fields[G_REASON]);
+    cr_expect_not_null(strstr(fields[G_REASON], "does not compile: broken/reduce.cu("), "%s",
+                       fields[G_REASON]);
     cr_assert(find_row(csv, "builds", line, fields), "no row for builds:\n%s", o.out);
     cr_expect_str_eq(fields[G_PASS], "", "pass '%s': not decided without a GPU", fields[G_PASS]);
     cr_expect_str_eq(fields[G_BUILDS], "1");
@@ -279,7 +323,8 @@ Test(labs, grade_without_a_gpu_builds_every_submission, .timeout = 600)
 
 Test(labs, grade_refuses_a_lab_that_does_not_exist)
 {
-    struct outcome o = run((const char *const[]){"labs/grade.sh", "tests/wrong_kernels", "lab99", NULL}, NULL);
+    struct outcome o = run(
+        (const char *const[]){"labs/grade.sh", "tests/wrong_kernels", "lab99", NULL}, NULL);
     cr_expect_eq(o.exit_code, 2, "exit code %d:\n%s", o.exit_code, o.out);
     cr_expect_not_null(strstr(o.out, "lab99"), "%s", o.out);
     free(o.out);
@@ -290,30 +335,34 @@ Test(labs, grade_refuses_a_lab_that_does_not_exist)
 /* A stand-in for a lab's program: --check fails at n = 1 (as a kernel that leaves its
  * ticket counter set fails); a run alone exits with $FRESH_STATUS; the run past 2^31
  * elements loses the last element, as an int index does. */
-static const char STAND_IN[] =
-    "#!/bin/sh\n"
-    "case \"$*\" in\n"
-    "--check*) echo 'FAILED n=1 pattern=ones offset=0 threads=32 blocks=0 finish=gpu: got 0, expected 1, allowed error 0'\n"
-    "          echo 'check: FAILED 3 of 10 cases; the first: n=1 pattern=ones offset=0 threads=32 blocks=0 finish=gpu'\n"
-    "          exit 1 ;;\n"
-    "*2147483649*) echo 'step02 - n=2147483649 pattern=onehot:last result=0 expected=1 WRONG'; exit 1 ;;\n"
-    "esac\n"
-    "exit $FRESH_STATUS\n";
+static const char STAND_IN[] = "#!/bin/sh\n"
+                               "case \"$*\" in\n"
+                               "--check*) echo 'FAILED n=1 pattern=ones offset=0 threads=32 "
+                               "blocks=0 finish=gpu: got 0, expected 1, allowed error 0'\n"
+                               "          echo 'check: FAILED 3 of 10 cases; the first: n=1 "
+                               "pattern=ones offset=0 threads=32 blocks=0 finish=gpu'\n"
+                               "          exit 1 ;;\n"
+                               "*2147483649*) echo 'step02 - n=2147483649 pattern=onehot:last "
+                               "result=0 expected=1 WRONG'; exit 1 ;;\n"
+                               "esac\n"
+                               "exit $FRESH_STATUS\n";
 
 /* Runs the checker's correctness and 64-bit stages (labs/check.sh) on the stand-in, as on a
  * GPU whose free memory nvidia-smi does not tell (the stand-in needs none). */
 static struct outcome stages_on_stand_in(const char *fresh_status)
 {
-    char scratch[] = "/tmp/labs-stand-in-XXXXXX", program[PATH_LENGTH], script[LINE_LENGTH], status[32];
+    char scratch[] = "/tmp/labs-stand-in-XXXXXX", program[PATH_LENGTH], script[LINE_LENGTH],
+         status[32];
     cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
     snprintf(program, sizeof program, "%s/program", scratch);
     write_file(program, STAND_IN);
     free(run((const char *const[]){"chmod", "+x", program, NULL}, NULL).out);
-    snprintf(script, sizeof script,
-             "source labs/check.sh; lab_free_mib() { :; }; LAB_REASONS=(); LAB_CORRECT=1; LAB_HUNG=0;"
-             "lab_check_variant %s %s atomic-ref; LAB_CORRECT=1; lab_stage_wide %s %s;"
-             "printf 'reason: %%s\n' \"${LAB_REASONS[@]}\"; echo \"index64=$LAB_WIDE\"",
-             program, scratch, program, scratch);
+    snprintf(
+        script, sizeof script,
+        "source labs/check.sh; lab_free_mib() { :; }; LAB_REASONS=(); LAB_CORRECT=1; LAB_HUNG=0;"
+        "lab_check_variant %s %s atomic-ref; LAB_CORRECT=1; lab_stage_wide %s %s;"
+        "printf 'reason: %%s\n' \"${LAB_REASONS[@]}\"; echo \"index64=$LAB_WIDE\"",
+        program, scratch, program, scratch);
     snprintf(status, sizeof status, "FRESH_STATUS=%s", fresh_status);
     struct outcome o = run((const char *const[]){"bash", "-c", script, NULL},
                            (const char *const[]){status, NULL});
@@ -324,8 +373,11 @@ static struct outcome stages_on_stand_in(const char *fresh_status)
 Test(labs, check_names_state_left_over_between_launches)
 {
     struct outcome o = stages_on_stand_in("0");
-    cr_expect_not_null(strstr(o.out, "reason: state left over between launches (--variant atomic-ref): a second run "
-                                     "on the same buffers gave another answer"), "%s", o.out);
+    cr_expect_not_null(
+        strstr(o.out,
+               "reason: state left over between launches (--variant atomic-ref): a second run "
+               "on the same buffers gave another answer"),
+        "%s", o.out);
     cr_expect_not_null(strstr(o.out, "something the first launch set was not reset"), "%s", o.out);
     free(o.out);
 }
@@ -333,7 +385,9 @@ Test(labs, check_names_state_left_over_between_launches)
 Test(labs, check_keeps_a_wrong_result_wrong_when_it_is_wrong_alone_too)
 {
     struct outcome o = stages_on_stand_in("1");
-    cr_expect_not_null(strstr(o.out, "reason: wrong result (--variant atomic-ref): n=1 pattern=ones"), "%s", o.out);
+    cr_expect_not_null(
+        strstr(o.out, "reason: wrong result (--variant atomic-ref): n=1 pattern=ones"), "%s",
+        o.out);
     cr_expect_null(strstr(o.out, "state left over"), "%s", o.out);
     free(o.out);
 }
@@ -341,8 +395,9 @@ Test(labs, check_keeps_a_wrong_result_wrong_when_it_is_wrong_alone_too)
 Test(labs, check_names_an_index_that_wraps_past_2_31)
 {
     struct outcome o = stages_on_stand_in("0");
-    cr_expect_not_null(strstr(o.out, "reason: 64-bit index: wrong at n = 2147483649 with --pattern onehot:last"),
-                       "%s", o.out);
+    cr_expect_not_null(
+        strstr(o.out, "reason: 64-bit index: wrong at n = 2147483649 with --pattern onehot:last"),
+        "%s", o.out);
     cr_expect_not_null(strstr(o.out, "index64=0"), "%s", o.out);
     free(o.out);
 }
@@ -351,8 +406,8 @@ Test(labs, check_names_an_index_that_wraps_past_2_31)
 
 /* Arrays, not pointers: Criterion hands each parameter to a test process of its own. */
 struct reading {
-    char lab[8], kernel[80];    /* the kernel: a path from the repository root */
-    char finding[160];          /* a part of what lesson.py must say is missing; "": nothing */
+    char lab[8], kernel[80]; /* the kernel: a path from the repository root */
+    char finding[160];       /* a part of what lesson.py must say is missing; "": nothing */
 };
 static const struct reading READINGS[] = {
     {"lab01", "step02_divergence/reduce.cu", ""},
@@ -362,15 +417,18 @@ static const struct reading READINGS[] = {
     {"lab05", "step09_last_block/reduce.cu", ""},
     {"lab03", "tests/wrong_kernels/lab03_right_shuffle.cu", ""},
     {"lab05", "tests/wrong_kernels/lab05_right_release_acquire.cu", ""},
-    {"lab01", "tests/wrong_kernels/lab01_int_index.cu", ""},            /* wrong, but not in the code */
+    {"lab01", "tests/wrong_kernels/lab01_int_index.cu", ""}, /* wrong, but not in the code */
     {"lab05", "tests/wrong_kernels/lab05_counter_not_reset.cu", ""},
     {"lab01", "tests/wrong_kernels/lab01_barrier_in_branch.cu",
-     "a barrier that not every thread of the block reaches, in reduce_strided_index: bar.sync at lab01_barrier_in_branch.cu:"},
-    {"lab04", "tests/wrong_kernels/lab04_partial_mask.cu", "shfl.sync.down.b32 at lab04_partial_mask.cu:"},
+     "a barrier that not every thread of the block reaches, in reduce_strided_index: bar.sync at "
+     "lab01_barrier_in_branch.cu:"},
+    {"lab04", "tests/wrong_kernels/lab04_partial_mask.cu",
+     "shfl.sync.down.b32 at lab04_partial_mask.cu:"},
     {"lab04", "tests/wrong_kernels/lab04_partial_mask.cu", "has the mask 0x0000ffff"},
     {"lab05", "tests/wrong_kernels/lab05_no_fence_before_ticket.cu",
      "no fence between writing the block sum and taking the ticket (atom.global.add.u32"},
-    {"lab05", "tests/wrong_kernels/lab05_no_acquire_fence.cu", "no fence between taking the ticket"},
+    {"lab05", "tests/wrong_kernels/lab05_no_acquire_fence.cu",
+     "no fence between taking the ticket"},
     {"lab05", "tests/wrong_kernels/lab05_atomic_ref_unwritten.cu",
      "the atomic-ref variant (TODO(lab5) B) takes no ticket"},
     {"lab05", "labs/lab05/reduce.cu", "the fence variant (TODO(lab5) A) takes no ticket"},
@@ -385,24 +443,29 @@ ParameterizedTestParameters(labs, lesson_reads_the_compiled_code)
 
 ParameterizedTest(const struct reading *r, labs, lesson_reads_the_compiled_code, .timeout = 300)
 {
-    char scratch[] = "/tmp/labs-ptx-XXXXXX", lab[FOLDER_LENGTH], kernel[PATH_LENGTH], out[PATH_LENGTH];
+    char scratch[] = "/tmp/labs-ptx-XXXXXX", lab[FOLDER_LENGTH], kernel[PATH_LENGTH],
+         out[PATH_LENGTH];
     char ptx[PATH_LENGTH];
     cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
     snprintf(lab, sizeof lab, "LAB=%s", r->lab);
     snprintf(kernel, sizeof kernel, "LAB_KERNEL=%s", r->kernel);
     snprintf(out, sizeof out, "LAB_OUT=%s", scratch);
     snprintf(ptx, sizeof ptx, "%s/reduce.ptx", scratch);
-    struct outcome built = run((const char *const[]){"make", "-s", "--no-print-directory", lab, kernel, out, ptx, NULL},
-                               NULL);
+    struct outcome built = run(
+        (const char *const[]){"make", "-s", "--no-print-directory", lab, kernel, out, ptx, NULL},
+        NULL);
     cr_assert_eq(built.exit_code, 0, "make %s: %s", ptx, built.out);
-    struct outcome o = run((const char *const[]){"python3", "labs/lesson.py", r->lab, ptx, NULL}, NULL);
+    struct outcome o = run((const char *const[]){"python3", "labs/lesson.py", r->lab, ptx, NULL},
+                           NULL);
     if (*r->finding == '\0') {
-        cr_expect_eq(o.exit_code, 0, "%s: exit code %d, expected 0 (nothing missing):\n%s", r->kernel, o.exit_code, o.out);
+        cr_expect_eq(o.exit_code, 0, "%s: exit code %d, expected 0 (nothing missing):\n%s",
+                     r->kernel, o.exit_code, o.out);
         cr_expect(strncmp(o.out, "ok: ", strlen("ok: ")) == 0, "%s:\n%s", r->kernel, o.out);
     } else {
-        cr_expect_eq(o.exit_code, 1, "%s: exit code %d, expected 1 (something missing):\n%s", r->kernel, o.exit_code,
-                     o.out);
-        cr_expect_not_null(strstr(o.out, r->finding), "%s: should say '%s':\n%s", r->kernel, r->finding, o.out);
+        cr_expect_eq(o.exit_code, 1, "%s: exit code %d, expected 1 (something missing):\n%s",
+                     r->kernel, o.exit_code, o.out);
+        cr_expect_not_null(strstr(o.out, r->finding), "%s: should say '%s':\n%s", r->kernel,
+                           r->finding, o.out);
     }
     free(built.out);
     free(o.out);
@@ -418,7 +481,10 @@ static struct criterion_test_params lab_indices(void)
     return cr_make_param_array(int, indices, LAB_COUNT);
 }
 
-ParameterizedTestParameters(labs_gpu, starter_as_shipped_fails_its_check) { return lab_indices(); }
+ParameterizedTestParameters(labs_gpu, starter_as_shipped_fails_its_check)
+{
+    return lab_indices();
+}
 
 ParameterizedTest(int *lab, labs_gpu, starter_as_shipped_fails_its_check, .timeout = 900)
 {
@@ -437,13 +503,17 @@ ParameterizedTest(int *lab, labs_gpu, starter_as_shipped_fails_its_check, .timeo
 enum expected { MUST_BE_1, MUST_BE_0, EITHER, EMPTY, NOT_0 };
 struct expectation {
     int lab;
-    const char *student;             /* "solution": the step's own reduce.cu; "broken": not CUDA */
+    const char *student; /* "solution": the step's own reduce.cu; "broken": not CUDA */
     enum expected pass, builds, instructions, correct, clean, index64;
     const char *reasons[MAX_REASONS]; /* parts of the reason column; none: no reason at all */
-    bool needs_sanitizer;            /* only the sanitizer can find this one */
-    bool hangs;                      /* graded apart, with a short timeout */
+    bool needs_sanitizer;             /* only the sanitizer can find this one */
+    bool hangs;                       /* graded apart, with a short timeout */
 };
-#define RIGHT MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, NOT_0, {NULL}
+#define RIGHT                                                                                      \
+    MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, NOT_0,                                  \
+    {                                                                                              \
+        NULL                                                                                       \
+    }
 #define BROKEN MUST_BE_0, MUST_BE_0, EMPTY, EMPTY, EMPTY, EMPTY
 static const struct expectation EXPECTED[] = {
     {0, "solution", RIGHT, false, false},
@@ -458,35 +528,170 @@ static const struct expectation EXPECTED[] = {
     {2, "broken", BROKEN, {"does not compile: "}, false, false},
     {3, "broken", BROKEN, {"does not compile: "}, false, false},
     {4, "broken", BROKEN, {"does not compile: "}, false, false},
-    {1, "lab02_does_not_compile", BROKEN, {"does not compile: ", "identifier \"second\" is undefined"}, false, false},
-    {0, "lab01_missing_syncthreads", MUST_BE_0, MUST_BE_1, MUST_BE_1, EITHER, MUST_BE_0, EITHER,
-     {"racecheck at n = "}, true, false},
-    {0, "lab01_barrier_in_branch", MUST_BE_0, MUST_BE_1, MUST_BE_0, EITHER, EITHER, EITHER,
-     {"compiled code: a barrier that not every thread of the block reaches", "bar.sync at reduce.cu:"}, false, false},
-    {0, "lab01_int_index", MUST_BE_0, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_0,
-     {"64-bit index: wrong at n = 2147483649 with --pattern onehot:last"}, false, false},
-    {1, "lab02_oob_read", MUST_BE_0, MUST_BE_1, MUST_BE_1, EITHER, MUST_BE_0, EITHER, {"memcheck at n = "}, true, false},
-    {1, "lab02_never_finishes", MUST_BE_0, MUST_BE_1, MUST_BE_1, MUST_BE_0, EMPTY, EMPTY, {"hang: "}, false, true},
-    {2, "lab03_racy_last_warp", MUST_BE_0, MUST_BE_1, MUST_BE_1, EITHER, MUST_BE_0, EITHER, {"racecheck at n = "},
-     true, false},
-    {3, "lab04_tail_lost", MUST_BE_0, MUST_BE_1, MUST_BE_1, MUST_BE_0, MUST_BE_1, EMPTY, {"wrong result: "}, false,
+    {1,
+     "lab02_does_not_compile",
+     BROKEN,
+     {"does not compile: ", "identifier \"second\" is undefined"},
+     false,
      false},
-    {3, "lab04_wrong_grid_stride", MUST_BE_0, MUST_BE_1, MUST_BE_1, MUST_BE_0, MUST_BE_1, EMPTY, {"wrong result: "},
-     false, false},
-    {3, "lab04_counted_twice", MUST_BE_0, MUST_BE_1, MUST_BE_1, MUST_BE_0, MUST_BE_1, EMPTY, {"wrong result: n=1 "},
-     false, false},
-    {3, "lab04_partial_mask", MUST_BE_0, MUST_BE_1, MUST_BE_0, EITHER, EITHER, EITHER,
-     {"compiled code: a warp instruction with a partial mask", "has the mask 0x0000ffff"}, false, false},
-    {4, "lab05_counter_not_reset", MUST_BE_0, MUST_BE_1, MUST_BE_1, MUST_BE_0, MUST_BE_1, EMPTY,
+    {0,
+     "lab01_missing_syncthreads",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     EITHER,
+     MUST_BE_0,
+     EITHER,
+     {"racecheck at n = "},
+     true,
+     false},
+    {0,
+     "lab01_barrier_in_branch",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_0,
+     EITHER,
+     EITHER,
+     EITHER,
+     {"compiled code: a barrier that not every thread of the block reaches",
+      "bar.sync at reduce.cu:"},
+     false,
+     false},
+    {0,
+     "lab01_int_index",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_0,
+     {"64-bit index: wrong at n = 2147483649 with --pattern onehot:last"},
+     false,
+     false},
+    {1,
+     "lab02_oob_read",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     EITHER,
+     MUST_BE_0,
+     EITHER,
+     {"memcheck at n = "},
+     true,
+     false},
+    {1,
+     "lab02_never_finishes",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_0,
+     EMPTY,
+     EMPTY,
+     {"hang: "},
+     false,
+     true},
+    {2,
+     "lab03_racy_last_warp",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     EITHER,
+     MUST_BE_0,
+     EITHER,
+     {"racecheck at n = "},
+     true,
+     false},
+    {3,
+     "lab04_tail_lost",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_0,
+     MUST_BE_1,
+     EMPTY,
+     {"wrong result: "},
+     false,
+     false},
+    {3,
+     "lab04_wrong_grid_stride",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_0,
+     MUST_BE_1,
+     EMPTY,
+     {"wrong result: "},
+     false,
+     false},
+    {3,
+     "lab04_counted_twice",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_0,
+     MUST_BE_1,
+     EMPTY,
+     {"wrong result: n=1 "},
+     false,
+     false},
+    {3,
+     "lab04_partial_mask",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_0,
+     EITHER,
+     EITHER,
+     EITHER,
+     {"compiled code: a warp instruction with a partial mask", "has the mask 0x0000ffff"},
+     false,
+     false},
+    {4,
+     "lab05_counter_not_reset",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_0,
+     MUST_BE_1,
+     EMPTY,
      {"state left over between launches: a second run on the same buffers gave another answer",
-      "something the first launch set was not reset"}, false, false},
-    {4, "lab05_no_fence_before_ticket", MUST_BE_0, MUST_BE_1, MUST_BE_0, EITHER, EITHER, EITHER,
-     {"compiled code: the fence variant (TODO(lab5) A)", "no fence between writing the block sum and taking the ticket"},
-     false, false},
-    {4, "lab05_no_acquire_fence", MUST_BE_0, MUST_BE_1, MUST_BE_0, EITHER, EITHER, EITHER,
-     {"compiled code: the fence variant (TODO(lab5) A)", "no fence between taking the ticket"}, false, false},
-    {4, "lab05_atomic_ref_unwritten", MUST_BE_0, MUST_BE_1, MUST_BE_0, MUST_BE_0, EITHER, EMPTY,
-     {"the atomic-ref variant (TODO(lab5) B) takes no ticket", "wrong result (--variant atomic-ref): "}, false, false},
+      "something the first launch set was not reset"},
+     false,
+     false},
+    {4,
+     "lab05_no_fence_before_ticket",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_0,
+     EITHER,
+     EITHER,
+     EITHER,
+     {"compiled code: the fence variant (TODO(lab5) A)",
+      "no fence between writing the block sum and taking the ticket"},
+     false,
+     false},
+    {4,
+     "lab05_no_acquire_fence",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_0,
+     EITHER,
+     EITHER,
+     EITHER,
+     {"compiled code: the fence variant (TODO(lab5) A)", "no fence between taking the ticket"},
+     false,
+     false},
+    {4,
+     "lab05_atomic_ref_unwritten",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_0,
+     MUST_BE_0,
+     EITHER,
+     EMPTY,
+     {"the atomic-ref variant (TODO(lab5) B) takes no ticket",
+      "wrong result (--variant atomic-ref): "},
+     false,
+     false},
 };
 enum { EXPECTATIONS = sizeof EXPECTED / sizeof EXPECTED[0] };
 
@@ -510,21 +715,33 @@ static void make_submissions(int lab, const char *folder, bool hanging)
             write_file(to, BROKEN_KERNEL);
             continue;
         }
-        if (strcmp(EXPECTED[e].student, "solution") == 0) snprintf(from, sizeof from, "%s/reduce.cu", STEP[lab]);
-        else snprintf(from, sizeof from, "tests/wrong_kernels/%s.cu", EXPECTED[e].student);
+        if (strcmp(EXPECTED[e].student, "solution") == 0)
+            snprintf(from, sizeof from, "%s/reduce.cu", STEP[lab]);
+        else
+            snprintf(from, sizeof from, "tests/wrong_kernels/%s.cu", EXPECTED[e].student);
         copy_file(from, folder, EXPECTED[e].student);
     }
 }
 
-static bool value_is(const char *field, enum expected expected, const char *student, const char *column)
+static bool value_is(const char *field, enum expected expected, const char *student,
+                     const char *column)
 {
     bool ok = true;
     switch (expected) {
-    case MUST_BE_1: ok = strcmp(field, "1") == 0; break;
-    case MUST_BE_0: ok = strcmp(field, "0") == 0; break;
-    case EMPTY: ok = *field == '\0'; break;
-    case NOT_0: ok = strcmp(field, "0") != 0; break;
-    case EITHER: break;
+    case MUST_BE_1:
+        ok = strcmp(field, "1") == 0;
+        break;
+    case MUST_BE_0:
+        ok = strcmp(field, "0") == 0;
+        break;
+    case EMPTY:
+        ok = *field == '\0';
+        break;
+    case NOT_0:
+        ok = strcmp(field, "0") != 0;
+        break;
+    case EITHER:
+        break;
     }
     static const char *const WANTED[] = {"1", "0", "anything", "empty", "1 or empty"};
     cr_expect(ok, "%s: %s is '%s', expected %s", student, column, field, WANTED[expected]);
@@ -535,21 +752,25 @@ static bool value_is(const char *field, enum expected expected, const char *stud
 static bool row_is(const struct expectation *e, char *const fields[GRADE_COLUMNS], bool sanitizer)
 {
     const char *who = e->student;
-    bool ok = value_is(fields[G_PASS], e->pass, who, "pass") & value_is(fields[G_BUILDS], e->builds, who, "builds") &
+    bool ok = value_is(fields[G_PASS], e->pass, who, "pass") &
+              value_is(fields[G_BUILDS], e->builds, who, "builds") &
               value_is(fields[G_INSTRUCTIONS], e->instructions, who, "instructions") &
               value_is(fields[G_CORRECT], e->correct, who, "correct") &
-              value_is(fields[G_CLEAN], sanitizer || e->clean == EMPTY ? e->clean : EMPTY, who, "sanitizer_clean") &
+              value_is(fields[G_CLEAN], sanitizer || e->clean == EMPTY ? e->clean : EMPTY, who,
+                       "sanitizer_clean") &
               value_is(fields[G_INDEX64], e->index64, who, "index64");
     if (e->reasons[0] == NULL) {
         bool timed = *fields[G_MS] && *fields[G_X_REFERENCE] && *fields[G_X_CUB];
-        cr_expect_str_eq(fields[G_REASON], "", "%s: reason '%s', expected none", who, fields[G_REASON]);
-        cr_expect(timed, "%s: a correct kernel is timed: ms '%s', x_reference '%s', x_cub '%s'", who, fields[G_MS],
-                  fields[G_X_REFERENCE], fields[G_X_CUB]);
+        cr_expect_str_eq(fields[G_REASON], "", "%s: reason '%s', expected none", who,
+                         fields[G_REASON]);
+        cr_expect(timed, "%s: a correct kernel is timed: ms '%s', x_reference '%s', x_cub '%s'",
+                  who, fields[G_MS], fields[G_X_REFERENCE], fields[G_X_CUB]);
         return ok && *fields[G_REASON] == '\0' && timed;
     }
     for (int r = 0; r < MAX_REASONS && e->reasons[r] != NULL; r++) {
         bool said = strstr(fields[G_REASON], e->reasons[r]) != NULL;
-        cr_expect(said, "%s: reason '%s' should contain '%s'", who, fields[G_REASON], e->reasons[r]);
+        cr_expect(said, "%s: reason '%s' should contain '%s'", who, fields[G_REASON],
+                  e->reasons[r]);
         ok = ok && said;
     }
     return ok;
@@ -561,16 +782,19 @@ static FILE *open_table(int lab, bool hanging)
 {
     char path[PATH_LENGTH];
     free(run((const char *const[]){"mkdir", "-p", "build/labs/wrong_kernels", NULL}, NULL).out);
-    snprintf(path, sizeof path, "build/labs/wrong_kernels/%s%s.md", LAB[lab], hanging ? "-hang" : "");
+    snprintf(path, sizeof path, "build/labs/wrong_kernels/%s%s.md", LAB[lab],
+             hanging ? "-hang" : "");
     FILE *table = fopen(path, "w");
     cr_assert_not_null(table, "%s: %s", path, strerror(errno));
     return table;
 }
 
-static void table_row(FILE *table, const struct expectation *e, char *const fields[GRADE_COLUMNS], bool ok)
+static void table_row(FILE *table, const struct expectation *e, char *const fields[GRADE_COLUMNS],
+                      bool ok)
 {
     fprintf(table, "| %s | %s | %s%s%s | pass=%s: %s | %s |\n", LAB[e->lab], e->student,
-            e->reasons[0] ? e->reasons[0] : "(none: passes)", e->reasons[0] && e->reasons[1] ? " ... " : "",
+            e->reasons[0] ? e->reasons[0] : "(none: passes)",
+            e->reasons[0] && e->reasons[1] ? " ... " : "",
             e->reasons[0] && e->reasons[1] ? e->reasons[1] : "", fields[G_PASS],
             *fields[G_REASON] ? fields[G_REASON] : "(none)", ok ? "ok" : "WRONG");
 }
@@ -579,10 +803,12 @@ static void table_row(FILE *table, const struct expectation *e, char *const fiel
  * against EXPECTED. */
 static void grade_and_expect(int lab, bool hanging, const char *const *settings)
 {
-    char scratch[] = "/tmp/labs-grade-XXXXXX", folder[FOLDER_LENGTH], csv[FOLDER_LENGTH], logs[FOLDER_LENGTH];
+    char scratch[] = "/tmp/labs-grade-XXXXXX", folder[FOLDER_LENGTH], csv[FOLDER_LENGTH],
+         logs[FOLDER_LENGTH];
     char line[LINE_LENGTH], *fields[GRADE_COLUMNS];
     bool sanitizer = sanitizer_installed(), seen[EXPECTATIONS] = {false};
-    if (!sanitizer) cr_log_warn("compute-sanitizer not found: only the rows it does not decide are checked");
+    if (!sanitizer)
+        cr_log_warn("compute-sanitizer not found: only the rows it does not decide are checked");
     cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
     snprintf(folder, sizeof folder, "%s/%s", scratch, LAB[lab]);
     snprintf(csv, sizeof csv, "%s/grades.csv", scratch);
@@ -590,8 +816,9 @@ static void grade_and_expect(int lab, bool hanging, const char *const *settings)
     free(run((const char *const[]){"mkdir", "-p", folder, NULL}, NULL).out);
     make_submissions(lab, folder, hanging);
 
-    struct outcome o = run((const char *const[]){"labs/grade.sh", "-j", GRADE_JOBS, "-o", csv, "--logs", logs,
-                                                 folder, LAB[lab], NULL}, settings);
+    struct outcome o = run((const char *const[]){"labs/grade.sh", "-j", GRADE_JOBS, "-o", csv,
+                                                 "--logs", logs, folder, LAB[lab], NULL},
+                           settings);
     cr_assert_eq(o.exit_code, 0, "labs/grade.sh: exit code %d:\n%.4000s", o.exit_code, o.out);
     FILE *file = fopen(csv, "r"), *table = open_table(lab, hanging);
     cr_assert_not_null(file, "%s: %s\n%.4000s", csv, strerror(errno), o.out);
@@ -601,22 +828,27 @@ static void grade_and_expect(int lab, bool hanging, const char *const *settings)
         line[strcspn(line, "\n")] = '\0';
         cr_assert(split_row(line, fields), "not a row of %d columns: %s", GRADE_COLUMNS, line);
         int e = 0;
-        while (e < EXPECTATIONS && (EXPECTED[e].lab != lab || strcmp(EXPECTED[e].student, fields[G_STUDENT])))
+        while (e < EXPECTATIONS &&
+               (EXPECTED[e].lab != lab || strcmp(EXPECTED[e].student, fields[G_STUDENT])))
             e++;
         cr_assert_lt(e, EXPECTATIONS, "a row for a submission nobody made: %s", fields[G_STUDENT]);
         seen[e] = true;
-        if (!EXPECTED[e].needs_sanitizer || sanitizer) table_row(table, &EXPECTED[e], fields, row_is(&EXPECTED[e], fields, sanitizer));
+        if (!EXPECTED[e].needs_sanitizer || sanitizer)
+            table_row(table, &EXPECTED[e], fields, row_is(&EXPECTED[e], fields, sanitizer));
     }
     fclose(file);
     fclose(table);
     for (int e = 0; e < EXPECTATIONS; e++)
-        cr_expect(EXPECTED[e].lab != lab || EXPECTED[e].hangs != hanging || seen[e], "no row for %s",
-                  EXPECTED[e].student);
+        cr_expect(EXPECTED[e].lab != lab || EXPECTED[e].hangs != hanging || seen[e],
+                  "no row for %s", EXPECTED[e].student);
     free(o.out);
     free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
 }
 
-ParameterizedTestParameters(labs_gpu, grade_tells_right_from_wrong) { return lab_indices(); }
+ParameterizedTestParameters(labs_gpu, grade_tells_right_from_wrong)
+{
+    return lab_indices();
+}
 
 ParameterizedTest(int *lab, labs_gpu, grade_tells_right_from_wrong, .timeout = 3600)
 {

@@ -11,13 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_LABS = 16, MAX_STEPS = 8, NAME_LENGTH = 64, PATH_LENGTH = 256, ANCHOR_LENGTH = 256,
-       SHORTEST_CODE_LINE = 24, HINT_LEVELS = 3 };
+enum {
+    MAX_LABS = 16,
+    MAX_STEPS = 8,
+    NAME_LENGTH = 64,
+    PATH_LENGTH = 256,
+    ANCHOR_LENGTH = 256,
+    SHORTEST_CODE_LINE = 24,
+    HINT_LEVELS = 3
+};
 
 /* Headings a handout may link to in the README of a step its lab writes: the step's problem. */
 static const char *const PROBLEM_HEADINGS[] = {"The problem", "What limits"};
 
-struct lab { char name[NAME_LENGTH], steps[MAX_STEPS][NAME_LENGTH]; int step_count; };
+struct lab {
+    char name[NAME_LENGTH], steps[MAX_STEPS][NAME_LENGTH];
+    int step_count;
+};
 
 static char *read_text(const char *path)
 {
@@ -48,7 +58,8 @@ static int read_labs(struct lab labs[MAX_LABS])
         snprintf(lab->name, sizeof lab->name, "%s", word);
         while ((word = strtok_r(NULL, " \t\n", &rest)) != NULL && lab->step_count < MAX_STEPS) {
             bool seen = false;
-            for (int s = 0; s < lab->step_count; s++) seen = seen || strcmp(lab->steps[s], word) == 0;
+            for (int s = 0; s < lab->step_count; s++)
+                seen = seen || strcmp(lab->steps[s], word) == 0;
             if (!seen) snprintf(lab->steps[lab->step_count++], NAME_LENGTH, "%s", word);
         }
     }
@@ -64,9 +75,12 @@ static void anchor_of(const char *heading, size_t length, char anchor[ANCHOR_LEN
     size_t out = 0;
     for (size_t i = 0; i < length && out + 1 < ANCHOR_LENGTH; i++) {
         unsigned char c = (unsigned char)heading[i];
-        if (isalnum(c)) anchor[out++] = (char)tolower(c);
-        else if (c == ' ' || c == '-') anchor[out++] = '-';
-        else if (c == '_' || c >= 0x80) anchor[out++] = (char)c;
+        if (isalnum(c))
+            anchor[out++] = (char)tolower(c);
+        else if (c == ' ' || c == '-')
+            anchor[out++] = '-';
+        else if (c == '_' || c >= 0x80)
+            anchor[out++] = (char)c;
     }
     anchor[out] = '\0';
 }
@@ -74,7 +88,8 @@ static void anchor_of(const char *heading, size_t length, char anchor[ANCHOR_LEN
 /* The "## " section of a README whose anchor is `anchor`: its start and length; false if none. */
 static bool find_section(const char *readme, const char *anchor, const char **start, size_t *length)
 {
-    for (const char *line = readme; line != NULL && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    for (const char *line = readme; line != NULL && *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         if (strncmp(line, "## ", 3) != 0) continue;
         char found[ANCHOR_LENGTH];
         anchor_of(line + 3, strcspn(line + 3, "\n"), found);
@@ -90,7 +105,8 @@ static bool find_section(const char *readme, const char *anchor, const char **st
 static bool is_problem_heading(const char *section)
 {
     for (size_t h = 0; h < sizeof PROBLEM_HEADINGS / sizeof PROBLEM_HEADINGS[0]; h++)
-        if (strncmp(section + 3, PROBLEM_HEADINGS[h], strlen(PROBLEM_HEADINGS[h])) == 0) return true;
+        if (strncmp(section + 3, PROBLEM_HEADINGS[h], strlen(PROBLEM_HEADINGS[h])) == 0)
+            return true;
     return false;
 }
 
@@ -103,10 +119,12 @@ static char *kernel_line_in(const char *step, const char *section, size_t length
     char *kernel = read_text(path);
     if (kernel == NULL) return NULL;
     char *shown = NULL, *text = strndup(section, length);
-    for (char *rest = kernel, *line; shown == NULL && (line = strtok_r(rest, "\n", &rest)) != NULL;) {
+    for (char *rest = kernel, *line;
+         shown == NULL && (line = strtok_r(rest, "\n", &rest)) != NULL;) {
         while (*line == ' ') line++;
         bool comment = line[0] == '/' || line[0] == '*' || line[0] == '#';
-        if (!comment && strlen(line) >= SHORTEST_CODE_LINE && strstr(text, line) != NULL) shown = strdup(line);
+        if (!comment && strlen(line) >= SHORTEST_CODE_LINE && strstr(text, line) != NULL)
+            shown = strdup(line);
     }
     free(text);
     free(kernel);
@@ -136,23 +154,26 @@ static void check_link(const struct lab *lab, const char *target, size_t length)
     snprintf(step, sizeof step, "%.*s", (int)directory, path);
     snprintf(file, sizeof file, "%s", path);
     bool own = lab_writes(lab, step);
-    cr_expect(!own || strcmp(file + directory, "/reduce.cu") != 0, "%s links to %s, the answer", lab->name, file);
+    cr_expect(!own || strcmp(file + directory, "/reduce.cu") != 0, "%s links to %s, the answer",
+              lab->name, file);
     if (strcmp(file + directory, "/README.md") != 0) return;
-    cr_expect(!own || *anchor != '\0', "%s links to all of %s, whose \"The change\" is the lab's answer: link "
-              "to its problem section", lab->name, file);
+    cr_expect(!own || *anchor != '\0',
+              "%s links to all of %s, whose \"The change\" is the lab's answer: link "
+              "to its problem section",
+              lab->name, file);
     if (*anchor == '\0') return;
     char *readme = read_text(file);
     cr_assert_not_null(readme, "%s links to %s, which does not exist", lab->name, file);
     const char *section = NULL;
     size_t section_length = 0;
-    cr_expect(find_section(readme, anchor, &section, &section_length), "%s links to %s#%s: no such heading",
-              lab->name, file, anchor);
+    cr_expect(find_section(readme, anchor, &section, &section_length),
+              "%s links to %s#%s: no such heading", lab->name, file, anchor);
     if (section != NULL && own) {
-        cr_expect(is_problem_heading(section), "%s links to %s#%s, not its problem section", lab->name, file,
-                  anchor);
+        cr_expect(is_problem_heading(section), "%s links to %s#%s, not its problem section",
+                  lab->name, file, anchor);
         char *shown = kernel_line_in(step, section, section_length);
-        cr_expect_null(shown, "%s links to %s#%s, which shows the step's kernel: %s", lab->name, file, anchor,
-                       shown ? shown : "");
+        cr_expect_null(shown, "%s links to %s#%s, which shows the step's kernel: %s", lab->name,
+                       file, anchor, shown ? shown : "");
         free(shown);
     }
     free(readme);
@@ -190,7 +211,8 @@ Test(labs_handouts, never_name_the_kernel_with_the_answer)
         for (int s = 0; s < labs[l].step_count; s++) {
             char kernel[PATH_LENGTH];
             snprintf(kernel, sizeof kernel, "%s/reduce.cu", labs[l].steps[s]);
-            cr_expect_null(strstr(text, kernel), "labs/%s/README.md names %s, the answer", labs[l].name, kernel);
+            cr_expect_null(strstr(text, kernel), "labs/%s/README.md names %s, the answer",
+                           labs[l].name, kernel);
         }
         free(text);
     }
@@ -206,16 +228,20 @@ Test(labs_handouts, have_graded_hints_folded)
         for (const char *p = text; (p = strstr(p, "<details>")) != NULL; p++) opened++;
         for (const char *p = text; (p = strstr(p, "</details>")) != NULL; p++) closed++;
         for (const char *p = text; (p = strstr(p, "<details><summary>")) != NULL; p++) summaries++;
-        cr_expect_geq(opened, HINT_LEVELS, "labs/%s/README.md: %d hints in <details>, at least %d", labs[l].name,
-                      opened, HINT_LEVELS);
-        cr_expect_eq(opened, closed, "labs/%s/README.md: %d <details>, %d </details>", labs[l].name, opened, closed);
-        cr_expect_eq(summaries, opened, "labs/%s/README.md: every hint opens with its <summary>", labs[l].name);
+        cr_expect_geq(opened, HINT_LEVELS, "labs/%s/README.md: %d hints in <details>, at least %d",
+                      labs[l].name, opened, HINT_LEVELS);
+        cr_expect_eq(opened, closed, "labs/%s/README.md: %d <details>, %d </details>", labs[l].name,
+                     opened, closed);
+        cr_expect_eq(summaries, opened, "labs/%s/README.md: every hint opens with its <summary>",
+                     labs[l].name);
         for (int level = 1; level <= HINT_LEVELS; level++) {
             char name[NAME_LENGTH];
             snprintf(name, sizeof name, "hint %d: ", level);
-            cr_expect_not_null(strstr(text, name), "labs/%s/README.md has no \"%s\"", labs[l].name, name);
+            cr_expect_not_null(strstr(text, name), "labs/%s/README.md has no \"%s\"", labs[l].name,
+                               name);
         }
-        cr_expect_not_null(strstr(text, "hint 1: a question"), "labs/%s/README.md: the first hint asks", labs[l].name);
+        cr_expect_not_null(strstr(text, "hint 1: a question"),
+                           "labs/%s/README.md: the first hint asks", labs[l].name);
         free(text);
     }
 }

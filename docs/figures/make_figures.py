@@ -31,7 +31,7 @@ VECTORS_PER_THREAD = 8          # step12_small_n/reduce.h: VECTORS_PER_THREAD = 
 ONE_BLOCK_THREADS = 256         # step12_small_n/reduce.h: ONE_BLOCK_THREADS = 256
 ONE_BLOCK_VECTORS = 4           # step12_small_n/reduce.h: ONE_BLOCK_VECTORS = 4
 ONE_BLOCK_ELEMENTS = ONE_BLOCK_THREADS * ONE_BLOCK_VECTORS * FLOATS_PER_VECTOR
-TAGS_IN_FLIGHT = 16             # step13_gather reduce.cu: TAGS_IN_FLIGHT = 16
+TAGS_IN_FLIGHT = 8              # step13_gather reduce.cu: TAGS_IN_FLIGHT = 8
 
 # The examples the READMEs count with.
 README_BLOCK = 256              # step02's "Counting it": a 256-thread block (8 warps)

@@ -55,8 +55,8 @@ static __device__ float block_sum(float sum)
 }
 
 template <unsigned BLOCK_SIZE>
-__global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_shuffle(const float *in, size_t n, float *block_sums)
+__global__ __launch_bounds__(BLOCK_SIZE) void reduce_shuffle(const float *in, size_t n,
+                                                             float *block_sums)
 {
     float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));
     if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;

@@ -41,14 +41,14 @@ static __device__ float thread_sum(const float *in, size_t n)
 {
     size_t stride = (size_t)gridDim.x * BLOCK_SIZE;
     float sum = 0.0f;
-    for (size_t i = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n; i += LOADS_IN_FLIGHT * stride) {
+    for (size_t i = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n;
+         i += LOADS_IN_FLIGHT * stride) {
         float loaded[LOADS_IN_FLIGHT];
 #pragma unroll
         for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
             loaded[k] = i + k * stride < n ? in[i + k * stride] : 0.0f;
 #pragma unroll
-        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
-            sum += loaded[k];
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++) sum += loaded[k];
     }
     return sum;
 }
@@ -94,9 +94,10 @@ static __device__ bool last_block_atomic_ref(unsigned *ticket_counter)
 }
 
 template <unsigned BLOCK_SIZE, int VARIANT>
-__global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
-                  float *total)
+__global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in, size_t n,
+                                                                float *block_sums,
+                                                                unsigned *ticket_counter,
+                                                                float *total)
 {
     float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));
     if (VARIANT == VARIANT_ATOMIC_ADD) {
@@ -113,16 +114,22 @@ reduce_last_block(const float *in, size_t n, float *block_sums, unsigned *ticket
      * launch. Why may thread 0 reset the counter without an atomic? */
 }
 
-typedef void (*block_kernel)(const float *in, size_t n, float *block_sums,
-                             unsigned *ticket_counter, float *total);
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
+                             float *total);
 
 /* One instantiation per block size that host.c accepts, for each variant. */
 struct instantiation {
     unsigned block_size;
     block_kernel by_variant[3];
 };
-#define VARIANTS(size) {size, {reduce_last_block<size, VARIANT_FENCE>, \
-    reduce_last_block<size, VARIANT_ATOMIC_REF>, reduce_last_block<size, VARIANT_ATOMIC_ADD>}}
+#define VARIANTS(size)                                                                             \
+    {                                                                                              \
+        size,                                                                                      \
+        {                                                                                          \
+            reduce_last_block<size, VARIANT_FENCE>, reduce_last_block<size, VARIANT_ATOMIC_REF>,   \
+                reduce_last_block<size, VARIANT_ATOMIC_ADD>                                        \
+        }                                                                                          \
+    }
 static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
     VARIANTS(32), VARIANTS(64), VARIANTS(128), VARIANTS(256), VARIANTS(512), VARIANTS(1024),
 };

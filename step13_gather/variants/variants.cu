@@ -21,8 +21,17 @@ enum load { LOAD_LDG, LOAD_NO_ALLOCATE, LOAD_EVICT_FIRST };
  * with programmatic dependent launch); or each block adds its sum, converted exactly to
  * integers, into fixed-point bins with integer atomics, which give the same bits in any order
  * (then the last block by ticket, or a second kernel, converts the bins back to a float). */
-enum finish_kind { FINISH_TICKET, FINISH_ATOMIC, FINISH_STORE_TWO_KERNELS, FINISH_STORE_PDL, FINISH_FIXED_TICKET,
-                   FINISH_FIXED_PDL, FINISH_TAGGED_PDL, FINISH_TAGGED_TWO_KERNELS, FINISH_GATHERER };
+enum finish_kind {
+    FINISH_TICKET,
+    FINISH_ATOMIC,
+    FINISH_STORE_TWO_KERNELS,
+    FINISH_STORE_PDL,
+    FINISH_FIXED_TICKET,
+    FINISH_FIXED_PDL,
+    FINISH_TAGGED_PDL,
+    FINISH_TAGGED_TWO_KERNELS,
+    FINISH_GATHERER
+};
 /* A float is M * 2^E with |M| < 2^24 and -172 <= E <= 104: E + FIXED_OFFSET picks a bin of
  * FIXED_BIN_BITS bits and a shift inside it, so M << shift has 24 + 15 bits and a bin can take
  * 2^24 such additions before it could overflow 64 bits. */
@@ -36,30 +45,40 @@ static __device__ float4 load(const float4 *p)
     if (LOAD == LOAD_LDG) return __ldg(p);
     if (LOAD == LOAD_NO_ALLOCATE) {
         asm("ld.global.nc.L1::no_allocate.v4.f32 {%0,%1,%2,%3}, [%4];"
-            : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+            : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+            : "l"(p));
         return v;
     }
-    uint64_t policy;    /* evict first from L2 too: the bytes are not read again */
+    uint64_t policy; /* evict first from L2 too: the bytes are not read again */
     asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
     asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.f32 {%0,%1,%2,%3}, [%4], %5;"
-        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p), "l"(policy));
+        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+        : "l"(p), "l"(policy));
     return v;
 }
 
-static __device__ float4 plus(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
-static __device__ float lanes(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+static __device__ float4 plus(float4 a, float4 b)
+{
+    return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+static __device__ float lanes(float4 v)
+{
+    return (v.x + v.y) + (v.z + v.w);
+}
 
 template <unsigned THREADS>
 static __device__ float block_sum(float value)
 {
     __shared__ float warp_sums[THREADS / WARP_SIZE];
     unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
-    for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2) value += __shfl_down_sync(FULL_WARP, value, offset);
+    for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+        value += __shfl_down_sync(FULL_WARP, value, offset);
     if (lane == 0) warp_sums[warp] = value;
     __syncthreads();
     if (warp == 0) {
         value = lane < THREADS / WARP_SIZE ? warp_sums[lane] : 0.0f;
-        for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2) value += __shfl_down_sync(FULL_WARP, value, offset);
+        for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+            value += __shfl_down_sync(FULL_WARP, value, offset);
     }
     return value;
 }
@@ -68,10 +87,11 @@ static __device__ void fixed_add(unsigned long long *bins, float x)
 {
     if (x == 0.0f) return;
     int exponent;
-    float fraction = frexpf(x, &exponent);          /* x = fraction * 2^exponent, 1/2 <= |fraction| < 1 */
+    float fraction = frexpf(x, &exponent); /* x = fraction * 2^exponent, 1/2 <= |fraction| < 1 */
     long long mantissa = (long long)ldexpf(fraction, 24);
     int shift = exponent - 24 + FIXED_OFFSET;
-    atomicAdd(&bins[shift / FIXED_BIN_BITS], (unsigned long long)(mantissa << (shift % FIXED_BIN_BITS)));
+    atomicAdd(&bins[shift / FIXED_BIN_BITS],
+              (unsigned long long)(mantissa << (shift % FIXED_BIN_BITS)));
 }
 
 /* One thread, a fixed order: the same bins give the same float. The bins are zeroed for the
@@ -91,7 +111,8 @@ static __device__ float sum_of_block_sums(const float *block_sums, unsigned coun
 {
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     const float4 *sums = reinterpret_cast<const float4 *>(block_sums);
-    for (unsigned i = threadIdx.x; i < count / FLOATS_PER_VECTOR; i += THREADS) acc = plus(acc, sums[i]);
+    for (unsigned i = threadIdx.x; i < count / FLOATS_PER_VECTOR; i += THREADS)
+        acc = plus(acc, sums[i]);
     unsigned rest = count / FLOATS_PER_VECTOR * FLOATS_PER_VECTOR + threadIdx.x;
     return block_sum<THREADS>(lanes(acc) + (rest < count ? block_sums[rest] : 0.0f));
 }
@@ -123,8 +144,10 @@ static __device__ void finish(float sum, float *block_sums, unsigned *ticket, fl
         /* the sum and this launch's number in one 64-bit store: whoever sees the number sees the sum */
         if (threadIdx.x == 0) {
             unsigned long long *tagged = reinterpret_cast<unsigned long long *>(block_sums);
-            unsigned long long word = (unsigned long long)(ticket[1] + 1) << 32 | __float_as_uint(sum);
-            cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(tagged[blockIdx.x]).store(word, cuda::memory_order_relaxed);
+            unsigned long long word = (unsigned long long)(ticket[1] + 1) << 32 |
+                                      __float_as_uint(sum);
+            cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(tagged[blockIdx.x])
+                .store(word, cuda::memory_order_relaxed);
         }
         return;
     }
@@ -149,13 +172,15 @@ static __device__ void finish(float sum, float *block_sums, unsigned *ticket, fl
 /* The second kernel: one block adds what the grid left. With programmatic dependent launch it
  * starts while the grid runs and waits here for the grid's end and its memory. */
 template <unsigned THREADS, bool FIXED>
-__global__ void __launch_bounds__(THREADS) after_grid(const float *block_sums, unsigned count, unsigned *ticket, float *total)
+__global__ __launch_bounds__(THREADS) void after_grid(const float *block_sums, unsigned count,
+                                                      unsigned *ticket, float *total)
 {
 #if __CUDA_ARCH__ >= 900
     cudaGridDependencySynchronize();
 #endif
     if (FIXED) {
-        if (threadIdx.x == 0) *total = fixed_total(reinterpret_cast<unsigned long long *>(ticket + 2));
+        if (threadIdx.x == 0)
+            *total = fixed_total(reinterpret_cast<unsigned long long *>(ticket + 2));
         return;
     }
     float sum = sum_of_block_sums<THREADS>(block_sums, count);
@@ -164,8 +189,9 @@ __global__ void __launch_bounds__(THREADS) after_grid(const float *block_sums, u
 
 /* Short blocks, as in step12: each thread reads VECTORS float4 once. */
 template <unsigned THREADS, int VECTORS, int LOAD, int FINISH>
-__global__ void __launch_bounds__(THREADS) short_blocks(const float4 *in, size_t vectors, float *block_sums,
-                                                        unsigned *ticket, float *total)
+__global__ __launch_bounds__(THREADS) void short_blocks(const float4 *in, size_t vectors,
+                                                        float *block_sums, unsigned *ticket,
+                                                        float *total)
 {
 #if __CUDA_ARCH__ >= 900
     if (FINISH == FINISH_STORE_PDL || FINISH == FINISH_FIXED_PDL || FINISH == FINISH_TAGGED_PDL)
@@ -184,16 +210,19 @@ __global__ void __launch_bounds__(THREADS) short_blocks(const float4 *in, size_t
 /* A persistent grid (step09's shape with float4): as many blocks as the GPU holds, each
  * thread striding over the input VECTORS float4 at a time. */
 template <unsigned THREADS, int VECTORS>
-__global__ void __launch_bounds__(THREADS) persistent(const float4 *in, size_t vectors, float *block_sums,
-                                                      unsigned *ticket, float *total)
+__global__ __launch_bounds__(THREADS) void persistent(const float4 *in, size_t vectors,
+                                                      float *block_sums, unsigned *ticket,
+                                                      float *total)
 {
     size_t stride = (size_t)gridDim.x * THREADS * VECTORS;
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    for (size_t i = (size_t)blockIdx.x * THREADS * VECTORS + threadIdx.x; i < vectors; i += stride) {
+    for (size_t i = (size_t)blockIdx.x * THREADS * VECTORS + threadIdx.x; i < vectors;
+         i += stride) {
         float4 group[VECTORS];
 #pragma unroll
         for (int k = 0; k < VECTORS; k++)
-            group[k] = i + k * THREADS < vectors ? __ldg(in + i + k * THREADS) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            group[k] = i + k * THREADS < vectors ? __ldg(in + i + k * THREADS)
+                                                 : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
         for (int k = 0; k < VECTORS; k++) acc = plus(acc, group[k]);
     }
@@ -205,9 +234,11 @@ enum { TAGS_IN_FLIGHT = 8 };
  * waits for its own block sums, TAGS_IN_FLIGHT loads at a time, and adds them in index order,
  * so the total has the same bits whatever order the blocks finished in. */
 template <unsigned THREADS>
-__global__ void __launch_bounds__(THREADS) gather_tagged(const float *block_sums, unsigned count, unsigned *ticket, float *total)
+__global__ __launch_bounds__(THREADS) void gather_tagged(const float *block_sums, unsigned count,
+                                                         unsigned *ticket, float *total)
 {
-    unsigned long long *tagged = reinterpret_cast<unsigned long long *>(const_cast<float *>(block_sums));
+    unsigned long long *tagged = reinterpret_cast<unsigned long long *>(
+        const_cast<float *>(block_sums));
     unsigned launch = ticket[1] + 1;
     float sum = 0.0f;
     for (unsigned first = threadIdx.x; first < count; first += TAGS_IN_FLIGHT * THREADS) {
@@ -218,11 +249,15 @@ __global__ void __launch_bounds__(THREADS) gather_tagged(const float *block_sums
 #pragma unroll
             for (int k = 0; k < TAGS_IN_FLIGHT; k++) {
                 unsigned i = first + k * THREADS;
-                word[k] = i < count ? cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(tagged[i]).load(cuda::memory_order_relaxed)
-                                    : (unsigned long long)launch << 32;
+                word[k] = i < count
+                              ? cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
+                                    tagged[i])
+                                    .load(cuda::memory_order_relaxed)
+                              : (unsigned long long)launch << 32;
             }
 #pragma unroll
-            for (int k = 0; k < TAGS_IN_FLIGHT; k++) all = all && (unsigned)(word[k] >> 32) == launch;
+            for (int k = 0; k < TAGS_IN_FLIGHT; k++)
+                all = all && (unsigned)(word[k] >> 32) == launch;
         } while (!all);
 #pragma unroll
         for (int k = 0; k < TAGS_IN_FLIGHT; k++) sum += __uint_as_float((unsigned)word[k]);
@@ -238,7 +273,8 @@ __global__ void __launch_bounds__(THREADS) gather_tagged(const float *block_sums
  * draws the last one knows that every other block has started, so it may wait for their
  * tagged sums without waiting on a block that has no place to run. */
 template <unsigned THREADS, int VECTORS>
-__global__ void __launch_bounds__(THREADS) gatherer(const float4 *in, size_t vectors, float *block_sums, unsigned *ticket,
+__global__ __launch_bounds__(THREADS) void gatherer(const float4 *in, size_t vectors,
+                                                    float *block_sums, unsigned *ticket,
                                                     float *total)
 {
     __shared__ unsigned start_ticket, launch;
@@ -249,17 +285,20 @@ __global__ void __launch_bounds__(THREADS) gatherer(const float4 *in, size_t vec
     size_t first = (size_t)blockIdx.x * THREADS * VECTORS + threadIdx.x;
     float4 group[VECTORS], acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-    for (int k = 0; k < VECTORS; k++) group[k] = first + k * THREADS < vectors ? __ldg(in + first + k * THREADS) : acc;
+    for (int k = 0; k < VECTORS; k++)
+        group[k] = first + k * THREADS < vectors ? __ldg(in + first + k * THREADS) : acc;
 #pragma unroll
     for (int k = 0; k < VECTORS; k++) acc = plus(acc, group[k]);
     float sum = block_sum<THREADS>(lanes(acc));
     unsigned long long *tagged = reinterpret_cast<unsigned long long *>(block_sums);
     if (threadIdx.x == 0)
         cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(tagged[blockIdx.x])
-            .store((unsigned long long)launch << 32 | __float_as_uint(sum), cuda::memory_order_relaxed);
+            .store((unsigned long long)launch << 32 | __float_as_uint(sum),
+                   cuda::memory_order_relaxed);
     if (start_ticket != gridDim.x - 1) return;
     sum = 0.0f;
-    for (unsigned first_sum = threadIdx.x; first_sum < gridDim.x; first_sum += TAGS_IN_FLIGHT * THREADS) {
+    for (unsigned first_sum = threadIdx.x; first_sum < gridDim.x;
+         first_sum += TAGS_IN_FLIGHT * THREADS) {
         unsigned long long word[TAGS_IN_FLIGHT];
         bool all;
         do {
@@ -267,11 +306,15 @@ __global__ void __launch_bounds__(THREADS) gatherer(const float4 *in, size_t vec
 #pragma unroll
             for (int k = 0; k < TAGS_IN_FLIGHT; k++) {
                 unsigned i = first_sum + k * THREADS;
-                word[k] = i < gridDim.x ? cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(tagged[i]).load(cuda::memory_order_relaxed)
-                                        : (unsigned long long)launch << 32;
+                word[k] = i < gridDim.x
+                              ? cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
+                                    tagged[i])
+                                    .load(cuda::memory_order_relaxed)
+                              : (unsigned long long)launch << 32;
             }
 #pragma unroll
-            for (int k = 0; k < TAGS_IN_FLIGHT; k++) all = all && (unsigned)(word[k] >> 32) == launch;
+            for (int k = 0; k < TAGS_IN_FLIGHT; k++)
+                all = all && (unsigned)(word[k] >> 32) == launch;
         } while (!all);
 #pragma unroll
         for (int k = 0; k < TAGS_IN_FLIGHT; k++) sum += __uint_as_float((unsigned)word[k]);
@@ -297,39 +340,52 @@ struct kernel_variant {
 };
 #define SHORT(T, V, L, F) short_blocks<T, V, L, F>, T, V, false, F
 static const struct kernel_variant VARIANTS[] = {
-    {"step12", "512 threads x 8 float4, L1::no_allocate, ticket", SHORT(512, 8, LOAD_NO_ALLOCATE, FINISH_TICKET), NULL},
+    {"step12", "512 threads x 8 float4, L1::no_allocate, ticket",
+     SHORT(512, 8, LOAD_NO_ALLOCATE, FINISH_TICKET), NULL},
     {"ldg", "the same with plain __ldg loads", SHORT(512, 8, LOAD_LDG, FINISH_TICKET), NULL},
-    {"evict-first", "no_allocate, and evict-first from L2", SHORT(512, 8, LOAD_EVICT_FIRST, FINISH_TICKET), NULL},
-    {"atomic-na", "no_allocate loads, an atomicAdd per block", SHORT(512, 8, LOAD_NO_ALLOCATE, FINISH_ATOMIC), NULL},
-    {"atomic", "__ldg loads, an atomicAdd per block (order varies)", SHORT(512, 8, LOAD_LDG, FINISH_ATOMIC), NULL},
-    {"two-kernels", "__ldg, block sums stored, a second launch adds them", SHORT(512, 8, LOAD_LDG, FINISH_STORE_TWO_KERNELS),
-     after_grid<512, false>},
-    {"pdl", "__ldg, block sums stored, a second kernel launched early (PDL)", SHORT(512, 8, LOAD_LDG, FINISH_STORE_PDL),
-     after_grid<512, false>},
+    {"evict-first", "no_allocate, and evict-first from L2",
+     SHORT(512, 8, LOAD_EVICT_FIRST, FINISH_TICKET), NULL},
+    {"atomic-na", "no_allocate loads, an atomicAdd per block",
+     SHORT(512, 8, LOAD_NO_ALLOCATE, FINISH_ATOMIC), NULL},
+    {"atomic", "__ldg loads, an atomicAdd per block (order varies)",
+     SHORT(512, 8, LOAD_LDG, FINISH_ATOMIC), NULL},
+    {"two-kernels", "__ldg, block sums stored, a second launch adds them",
+     SHORT(512, 8, LOAD_LDG, FINISH_STORE_TWO_KERNELS), after_grid<512, false>},
+    {"pdl", "__ldg, block sums stored, a second kernel launched early (PDL)",
+     SHORT(512, 8, LOAD_LDG, FINISH_STORE_PDL), after_grid<512, false>},
     {"fixed-ticket", "__ldg, fixed-point bins by integer atomics, last block converts",
      SHORT(512, 8, LOAD_LDG, FINISH_FIXED_TICKET), NULL},
-    {"fixed-pdl", "__ldg, fixed-point bins, a PDL kernel converts", SHORT(512, 8, LOAD_LDG, FINISH_FIXED_PDL),
-     after_grid<512, true>},
-    {"tagged-pdl", "__ldg, sums tagged with the launch number, a PDL kernel gathers them as they come",
+    {"fixed-pdl", "__ldg, fixed-point bins, a PDL kernel converts",
+     SHORT(512, 8, LOAD_LDG, FINISH_FIXED_PDL), after_grid<512, true>},
+    {"tagged-pdl",
+     "__ldg, sums tagged with the launch number, a PDL kernel gathers them as they come",
      SHORT(512, 8, LOAD_LDG, FINISH_TAGGED_PDL), gather_tagged<512>},
     {"tagged-2k", "the same, the gathering kernel launched after the grid",
      SHORT(512, 8, LOAD_LDG, FINISH_TAGGED_TWO_KERNELS), gather_tagged<512>},
-    {"gatherer", "__ldg, tagged sums, the block that starts last gathers them", gatherer<512, 8>, 512, 8, false,
-     FINISH_GATHERER, NULL},
-    {"gatherer1k", "1024 threads x 8, the same", gatherer<1024, 8>, 1024, 8, false, FINISH_GATHERER, NULL},
-    {"512x12", "512 threads x 12 float4, __ldg, ticket", SHORT(512, 12, LOAD_LDG, FINISH_TICKET), NULL},
-    {"1024x16", "1024 threads x 16 float4, __ldg, ticket", SHORT(1024, 16, LOAD_LDG, FINISH_TICKET), NULL},
-    {"1024x16-atom", "1024 threads x 16 float4, __ldg, atomicAdd", SHORT(1024, 16, LOAD_LDG, FINISH_ATOMIC), NULL},
-    {"persistent", "a grid that fills the GPU once, 256 threads, 4 float4 per iteration", persistent<256, 4>, 256, 4, true,
-     FINISH_TICKET, NULL},
+    {"gatherer", "__ldg, tagged sums, the block that starts last gathers them", gatherer<512, 8>,
+     512, 8, false, FINISH_GATHERER, NULL},
+    {"gatherer1k", "1024 threads x 8, the same", gatherer<1024, 8>, 1024, 8, false, FINISH_GATHERER,
+     NULL},
+    {"512x12", "512 threads x 12 float4, __ldg, ticket", SHORT(512, 12, LOAD_LDG, FINISH_TICKET),
+     NULL},
+    {"1024x16", "1024 threads x 16 float4, __ldg, ticket", SHORT(1024, 16, LOAD_LDG, FINISH_TICKET),
+     NULL},
+    {"1024x16-atom", "1024 threads x 16 float4, __ldg, atomicAdd",
+     SHORT(1024, 16, LOAD_LDG, FINISH_ATOMIC), NULL},
+    {"persistent", "a grid that fills the GPU once, 256 threads, 4 float4 per iteration",
+     persistent<256, 4>, 256, 4, true, FINISH_TICKET, NULL},
 };
 enum { VARIANT_COUNT = sizeof VARIANTS / sizeof VARIANTS[0] };
 
-static unsigned grid_of(const struct kernel_variant *v, size_t vectors, const struct device_info *device)
+static unsigned grid_of(const struct kernel_variant *v, size_t vectors,
+                        const struct device_info *device)
 {
-    size_t per_block = (size_t)v->threads * v->vectors, blocks = (vectors + per_block - 1) / per_block;
+    size_t per_block = (size_t)v->threads * v->vectors,
+           blocks = (vectors + per_block - 1) / per_block;
     int resident = 0;
-    if (v->persistent_grid && CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, v->launch, (int)v->threads, 0)) &&
+    if (v->persistent_grid &&
+        CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, v->launch, (int)v->threads,
+                                                              0)) &&
         (size_t)resident * device->sm_count < blocks)
         blocks = (size_t)resident * device->sm_count;
     return blocks > 0 ? (unsigned)blocks : 1;
@@ -341,7 +397,9 @@ static unsigned depth(const struct kernel_variant *v, size_t n, const struct dev
 {
     size_t vectors = n / FLOATS_PER_VECTOR, blocks = grid_of(v, vectors, device);
     size_t per_thread = (vectors + blocks * v->threads - 1) / (blocks * v->threads);
-    size_t finish = v->finish == FINISH_ATOMIC ? blocks : blocks / (FLOATS_PER_VECTOR * v->threads) + 2 * WARP_SIZE;
+    size_t finish = v->finish == FINISH_ATOMIC
+                        ? blocks
+                        : blocks / (FLOATS_PER_VECTOR * v->threads) + 2 * WARP_SIZE;
     return (unsigned)(per_thread + 2 + 2 * WARP_SIZE + finish);
 }
 
@@ -350,7 +408,8 @@ struct scratch {
     unsigned *ticket;
 };
 
-static cudaError_t launch_after(const struct kernel_variant *v, unsigned blocks, const struct scratch *s)
+static cudaError_t launch_after(const struct kernel_variant *v, unsigned blocks,
+                                const struct scratch *s)
 {
     cudaLaunchConfig_t config = {};
     cudaLaunchAttribute early[1];
@@ -362,20 +421,22 @@ static cudaError_t launch_after(const struct kernel_variant *v, unsigned blocks,
         config.attrs = early;
         config.numAttrs = 1;
     }
-    return cudaLaunchKernelEx(&config, v->after, (const float *)s->block_sums, blocks, s->ticket, s->total);
+    return cudaLaunchKernelEx(&config, v->after, (const float *)s->block_sums, blocks, s->ticket,
+                              s->total);
 }
 
 /* Times one variant like a step; checks its last total against the reference. */
-static bool time_variant(const struct kernel_variant *v, struct input *input, const struct options *o, struct timer *timer,
-                         const struct scratch *s, const struct device_info *device, struct timing *timing, float *total)
+static bool time_variant(const struct kernel_variant *v, struct input *input,
+                         const struct options *o, struct timer *timer, const struct scratch *s,
+                         const struct device_info *device, struct timing *timing, float *total)
 {
     size_t vectors = input->n / FLOATS_PER_VECTOR;
     unsigned blocks = grid_of(v, vectors, device);
     for (int run = 0; run < o->warmup + o->iters; run++) {
         if (v->finish == FINISH_ATOMIC) CUDA_TRY(cudaMemsetAsync(s->total, 0, sizeof(float), 0));
         if (!timer_start(timer)) return false;
-        v->launch<<<blocks, v->threads>>>((const float4 *)input->copies[run % input->count], vectors, s->block_sums,
-                                          s->ticket, s->total);
+        v->launch<<<blocks, v->threads>>>((const float4 *)input->copies[run % input->count],
+                                          vectors, s->block_sums, s->ticket, s->total);
         CUDA_TRY(cudaGetLastError());
         if (v->after != NULL) CUDA_TRY(launch_after(v, blocks, s));
         if (!timer_stop(timer, run >= o->warmup)) return false;
@@ -384,8 +445,16 @@ static bool time_variant(const struct kernel_variant *v, struct input *input, co
     return total_read(s->total, total);
 }
 
-static const struct step_info STEP = {"step12-variants",
-    "step12's kernel and the variants it was chosen from, beside CUB", 512, 512, 512, false, false, NULL, NULL};
+static const struct step_info STEP = {
+    "step12-variants",
+    "step12's kernel and the variants it was chosen from, beside CUB",
+    512,
+    512,
+    512,
+    false,
+    false,
+    NULL,
+    NULL};
 
 int main(int argc, char **argv)
 {
@@ -403,13 +472,18 @@ int main(int argc, char **argv)
     struct timer timer = {};
     bool ok = CUDA_OK(cudaMalloc((void **)&s.block_sums, (2 * most_blocks + 2) * sizeof(float))) &&
               CUDA_OK(cudaMemset(s.block_sums, 0, (2 * most_blocks + 2) * sizeof(float))) &&
-              CUDA_OK(cudaMalloc((void **)&s.ticket, 2 * sizeof(unsigned) + FIXED_BINS * sizeof(unsigned long long))) &&
-              CUDA_OK(cudaMemset(s.ticket, 0, 2 * sizeof(unsigned) + FIXED_BINS * sizeof(unsigned long long))) &&
+              CUDA_OK(cudaMalloc((void **)&s.ticket,
+                                 2 * sizeof(unsigned) + FIXED_BINS * sizeof(unsigned long long))) &&
+              CUDA_OK(cudaMemset(s.ticket, 0,
+                                 2 * sizeof(unsigned) + FIXED_BINS * sizeof(unsigned long long))) &&
               timer_make(&timer, &device, &o);
     s.total = s.block_sums + 2 * most_blocks;
-    printf("%s, CUDA %d.%d: %% of the peak %.0f GB/s, and speed relative to cub::DeviceReduce::Sum\n", device.name,
-           device.runtime_version / 1000, device.runtime_version % 1000 / 10, device.peak_gb_per_s);
-    for (int v = 0; ok && v < VARIANT_COUNT; v++) printf("  %-13s %s\n", VARIANTS[v].name, VARIANTS[v].about);
+    printf(
+        "%s, CUDA %d.%d: %% of the peak %.0f GB/s, and speed relative to cub::DeviceReduce::Sum\n",
+        device.name, device.runtime_version / 1000, device.runtime_version % 1000 / 10,
+        device.peak_gb_per_s);
+    for (int v = 0; ok && v < VARIANT_COUNT; v++)
+        printf("  %-13s %s\n", VARIANTS[v].name, VARIANTS[v].about);
     printf("%12s %10s", "n", "cub");
     for (int v = 0; ok && v < VARIANT_COUNT; v++) printf(" %13s", VARIANTS[v].name);
     printf("\n");
@@ -418,12 +492,16 @@ int main(int argc, char **argv)
         struct timing cub, t[VARIANT_COUNT];
         float total;
         ok = input_create(&input, &o, n, &device) && cub_time(&input, &o, &timer, &cub, NULL);
-        printf("%12zu %9.2f%%", n, ok ? 100 * effective_gb_per_s(n * 4.0, cub.median_ms) / device.peak_gb_per_s : 0);
+        printf("%12zu %9.2f%%", n,
+               ok ? 100 * effective_gb_per_s(n * 4.0, cub.median_ms) / device.peak_gb_per_s : 0);
         for (int v = 0; ok && v < VARIANT_COUNT; v++) {
             ok = time_variant(&VARIANTS[v], &input, &o, &timer, &s, &device, &t[v], &total);
-            bool right = result_within(total, &input.reference, error_bound(&input.reference, depth(&VARIANTS[v], n, &device)));
+            bool right = result_within(
+                total, &input.reference,
+                error_bound(&input.reference, depth(&VARIANTS[v], n, &device)));
             if (!right) worst = EXIT_WRONG;
-            printf(" %6.2f%% %4.2fx%s", 100 * effective_gb_per_s(n * 4.0, t[v].median_ms) / device.peak_gb_per_s,
+            printf(" %6.2f%% %4.2fx%s",
+                   100 * effective_gb_per_s(n * 4.0, t[v].median_ms) / device.peak_gb_per_s,
                    cub.median_ms / t[v].median_ms, right ? "" : "!");
         }
         printf("\n");

@@ -16,8 +16,7 @@ __global__ void reduce_strided_index(const float *in, size_t n, float *block_sum
     __syncthreads();
     for (unsigned len = 1; len < blockDim.x; len *= 2) {
         unsigned index = 2 * len * t;
-        if (index < blockDim.x)
-            partial[index] += partial[index + len];
+        if (index < blockDim.x) partial[index] += partial[index + len];
         __syncthreads();
     }
     if (t == 0) block_sums[blockIdx.x] = partial[0];

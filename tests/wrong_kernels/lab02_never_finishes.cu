@@ -23,8 +23,7 @@ __global__ void reduce_first_add(const float *in, size_t n, float *block_sums)
     partial[t] = first + second;
     __syncthreads();
     for (unsigned len = blockDim.x / 2; len >= 0; len /= 2) {
-        if (t < len)
-            partial[t] += partial[t + len];
+        if (t < len) partial[t] += partial[t + len];
         __syncthreads();
     }
     if (t == 0) block_sums[blockIdx.x] = partial[0];

@@ -49,8 +49,7 @@ static __device__ void last_warp_lockstep(Shared *partial, unsigned t)
 static __device__ void last_warp_wrong_loop(float *partial, unsigned t)
 {
     for (unsigned len = WARP_SIZE / 2; len > 0; len /= 2)
-        if (t < len)
-            partial[t] += partial[t + len];
+        if (t < len) partial[t] += partial[t + len];
 }
 
 /* Lanes t < 32 of warp 0; leaves the block's sum in partial[0]. Lanes 16..31 read
@@ -58,10 +57,14 @@ static __device__ void last_warp_wrong_loop(float *partial, unsigned t)
 template <enum last_warp FORM>
 static __device__ void reduce_last_warp(float *partial, unsigned t)
 {
-    if constexpr (FORM == LAST_WARP_SYNCWARP) last_warp_syncwarp(partial, t);
-    else if constexpr (FORM == LAST_WARP_VOLATILE) last_warp_lockstep<volatile float>(partial, t);
-    else if constexpr (FORM == LAST_WARP_WRONG_LOOP) last_warp_wrong_loop(partial, t);
-    else last_warp_lockstep<float>(partial, t);
+    if constexpr (FORM == LAST_WARP_SYNCWARP)
+        last_warp_syncwarp(partial, t);
+    else if constexpr (FORM == LAST_WARP_VOLATILE)
+        last_warp_lockstep<volatile float>(partial, t);
+    else if constexpr (FORM == LAST_WARP_WRONG_LOOP)
+        last_warp_wrong_loop(partial, t);
+    else
+        last_warp_lockstep<float>(partial, t);
 }
 
 template <enum last_warp FORM>
@@ -75,8 +78,7 @@ __global__ void reduce_unroll_warp(const float *in, size_t n, float *block_sums)
     partial[t] = first + second;
     __syncthreads();
     for (unsigned len = blockDim.x / 2; len >= WARP_SIZE; len /= 2) {
-        if (t < len)
-            partial[t] += partial[t + len];
+        if (t < len) partial[t] += partial[t + len];
         __syncthreads();
     }
     if (t < WARP_SIZE) reduce_last_warp<FORM>(partial, t);
@@ -87,8 +89,10 @@ typedef void (*block_kernel)(const float *in, size_t n, float *block_sums);
 
 /* Indexed by the variant: the order of enum last_warp and of host.c's variants. */
 static const block_kernel KERNELS_BY_VARIANT[] = {
-    reduce_unroll_warp<LAST_WARP_SYNCWARP>, reduce_unroll_warp<LAST_WARP_VOLATILE>,
-    reduce_unroll_warp<LAST_WARP_WRONG_LOOP>, reduce_unroll_warp<LAST_WARP_WRONG_UNROLLED>,
+    reduce_unroll_warp<LAST_WARP_SYNCWARP>,
+    reduce_unroll_warp<LAST_WARP_VOLATILE>,
+    reduce_unroll_warp<LAST_WARP_WRONG_LOOP>,
+    reduce_unroll_warp<LAST_WARP_WRONG_UNROLLED>,
 };
 enum { VARIANT_COUNT = sizeof KERNELS_BY_VARIANT / sizeof KERNELS_BY_VARIANT[0] };
 

@@ -31,14 +31,14 @@ static __device__ float thread_sum(const float *in, size_t n)
 {
     size_t stride = (size_t)gridDim.x * BLOCK_SIZE;
     float sum = 0.0f;
-    for (size_t i = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n; i += LOADS_IN_FLIGHT * stride) {
+    for (size_t i = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n;
+         i += LOADS_IN_FLIGHT * stride) {
         float loaded[LOADS_IN_FLIGHT];
 #pragma unroll
         for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
             loaded[k] = i + k * stride < n ? in[i + k * stride] : 0.0f;
 #pragma unroll
-        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
-            sum += loaded[k];
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++) sum += loaded[k];
     }
     return sum;
 }
@@ -62,8 +62,8 @@ static __device__ float block_sum(float sum)
 }
 
 template <unsigned BLOCK_SIZE>
-__global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_shuffle(const float *in, size_t n, float *block_sums)
+__global__ __launch_bounds__(BLOCK_SIZE) void reduce_shuffle(const float *in, size_t n,
+                                                             float *block_sums)
 {
     float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));
     if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;
