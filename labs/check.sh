@@ -49,10 +49,6 @@ LAB_SANITIZER_FOUND=99          # compute-sanitizer's exit status when it report
 LAB_KILL_AFTER=10               # seconds between timeout's TERM and its KILL
 LAB_REASON_WIDTH=300            # characters of one failure kept for the CSV and the JSON
 LAB_TIMED_OUT=(124 137)         # timeout's status: TERM worked, or KILL was needed
-# The CSV columns of common/report.c that the time uses (1-based)
-LAB_COLUMN_OK=9
-LAB_COLUMN_MS=10
-LAB_COLUMN_CUB_MS=14
 
 # ---- the lab table (labs/steps.txt) -----------------------------------------------------
 lab_step() {   # LAB -> the step directory whose program the lab completes
@@ -378,11 +374,16 @@ lab_stage_wide() {   # PROGRAM LOGDIR
 }
 
 # ---- stage 5: the time ------------------------------------------------------------------
-# The --csv row of one program at LAB_TIMED_N: "ok ms cub_ms", or nothing.
+# The --csv row of one program at LAB_TIMED_N: "ok ms cub_ms", or nothing. The columns are
+# found by their names in the header (common/report.c), not by their places.
 lab_timed_row() {   # PROGRAM LOG
     timeout -k "$LAB_KILL_AFTER" "$LAB_TIME_TIMEOUT" "$1" --csv -n "$LAB_TIMED_N" >"$2" 2>&1 || return 1
-    tail -n 1 "$2" | awk -F, -v ok="$LAB_COLUMN_OK" -v ms="$LAB_COLUMN_MS" -v cub="$LAB_COLUMN_CUB_MS" \
-        'NF > cub && $ms > 0 {print $ok, $ms, $cub}'
+    awk -F, '/^step,/ { for (c = 1; c <= NF; c++) column[$c] = c; next }
+             { last = $0 }
+             END { if (!("ok" in column) || last == "") exit
+                   split(last, row, ",")
+                   if (row[column["ms_median"]] > 0)
+                       print row[column["ok"]], row[column["ms_median"]], row[column["cub_ms_median"]] }' "$2"
 }
 
 # Sets LAB_MS, LAB_X_REFERENCE, LAB_X_CUB ("" when not measured).
