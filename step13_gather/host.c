@@ -63,7 +63,7 @@ static unsigned depth(size_t n, const struct shape *shape)
     size_t last = (blocks + per_round - 1) / per_round + LANE_LEVELS + EDGE_LEVELS +
                   2 * WARP_LEVELS;
     size_t gathered = (blocks + shape->threads - 1) / shape->threads + 2 * WARP_LEVELS;
-    if (shape->variant == VARIANT_GATHER) return (unsigned)(own + gathered);
+    if (gathers((unsigned)blocks, shape->variant)) return (unsigned)(own + gathered);
     return (unsigned)(own + (shape->variant == VARIANT_ATOMIC_ADD ? blocks : last));
 }
 
@@ -113,8 +113,11 @@ static void describe_launch(struct report *report, size_t n, const struct shape 
                  ONE_BLOCK_THREADS, ONE_BLOCK_VECTORS, ONE_BLOCK_ELEMENTS);
     else
         snprintf(report->launch, sizeof report->launch,
-                 "%u blocks x %u threads, %d float4 per thread, all in flight at once; 1 launch",
-                 blocks_for(n, shape), shape->threads, VECTORS_PER_THREAD);
+                 "%u blocks x %u threads, %d float4 per thread, all in flight at once; 1 launch%s",
+                 blocks_for(n, shape), shape->threads, VECTORS_PER_THREAD,
+                 shape->variant == VARIANT_GATHER && !gathers(blocks_for(n, shape), shape->variant)
+                     ? " (more blocks than the gatherer reads: the ticket finishes)"
+                     : "");
 }
 
 /* --ceilings: room for the write and the copy of n floats, allocated before the input's

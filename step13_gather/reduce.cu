@@ -11,8 +11,10 @@
  *         and no fence is needed. The block that drew the last ticket knows that every other
  *         block has started, so they will all finish: it waits for their words (all or nearly
  *         all there by the time it has done its own loads), adds them in index order, the
- *         same order on every run, and clears them for the next launch. The ticket finish
- *         stays as --variant ticket, to be measured beside it.
+ *         same order on every run, and clears them for the next launch. One block reading
+ *         every word costs more than the ticket's trips once there are thousands of them:
+ *         past GATHER_MOST_BLOCKS blocks the ticket finishes (it now clears its sums too).
+ *         The ticket alone stays as --variant ticket, to be measured beside it.
  * Profile: per launch, one atomic per block at its start instead of a fence and an atomic at
  *         its end; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time. */
 #include <stdint.h>
@@ -204,8 +206,12 @@ __global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in,
                                                                 float *total)
 {
     __shared__ unsigned start_ticket;
-    if (VARIANT == VARIANT_GATHER && threadIdx.x == 0) start_ticket = atomicAdd(ticket_counter, 1u);
-    float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));
+    unsigned drawn = 0;
+    /* Drawn before the loads are issued, used after them: the loads do not wait for it. */
+    if (VARIANT == VARIANT_GATHER && threadIdx.x == 0) drawn = atomicAdd(ticket_counter, 1u);
+    float sum = thread_sum<BLOCK_SIZE>(in, n);
+    if (VARIANT == VARIANT_GATHER && threadIdx.x == 0) start_ticket = drawn;
+    sum = block_sum<BLOCK_SIZE>(sum);
     if (VARIANT == VARIANT_GATHER) {
         /* start_ticket was written before block_sum's barrier, so every thread reads it. */
         unsigned long long *tagged_sums = reinterpret_cast<unsigned long long *>(block_sums);
@@ -228,6 +234,8 @@ __global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in,
     /* Every block sum is written and visible. __syncthreads_or was also the barrier that
      * block_sum needs before it runs again: warp 0 is done reading warp_sums. */
     sum = block_sum<BLOCK_SIZE>(sum_of_block_sums<BLOCK_SIZE>(block_sums, gridDim.x));
+    /* block_sum's barrier is behind every read of the sums: leave them 0, as the gather expects */
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += BLOCK_SIZE) block_sums[i] = 0.0f;
     if (threadIdx.x == 0) {
         *total = sum;
         *ticket_counter = 0; /* every other block has its ticket: nobody else reads it */
@@ -284,11 +292,19 @@ extern "C" unsigned grid_blocks(size_t n, unsigned block_size)
     return n > per_block ? (unsigned)((n + per_block - 1) / per_block) : 1;
 }
 
+/* One block reads every published word: past GATHER_MOST_BLOCKS of them that read costs more
+ * than the ticket's three trips, and the ticket finishes instead. */
+extern "C" bool gathers(unsigned blocks, int variant)
+{
+    return variant == VARIANT_GATHER && blocks <= GATHER_MOST_BLOCKS;
+}
+
 extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                             unsigned *ticket_counter, float *total, unsigned blocks,
                                             unsigned threads, int variant, cudaStream_t stream)
 {
     if (variant < VARIANT_GATHER || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
+    if (!gathers(blocks, variant)) variant = VARIANT_TICKET;
     for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
         if (instance.block_size != threads) continue;
         instance.by_variant[variant]<<<blocks, threads, 0, stream>>>(in, n, block_sums,

@@ -2,6 +2,7 @@
 #ifndef STEP_REDUCE_H
 #define STEP_REDUCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
@@ -20,6 +21,11 @@ enum { ONE_BLOCK_ELEMENTS = ONE_BLOCK_THREADS * ONE_BLOCK_VECTORS * FLOATS_PER_V
 
 /* The order of host.c's variants: how the blocks of one launch agree on who finishes. */
 enum { VARIANT_GATHER, VARIANT_TICKET, VARIANT_ATOMIC_ADD };
+/* The most blocks whose sums the gatherer reads; a larger grid finishes with the ticket. */
+enum { GATHER_MOST_BLOCKS = 2048 };
+
+/* Whether a launch of `blocks` blocks with `variant` finishes by gathering. */
+bool gathers(unsigned blocks, int variant);
 
 /* The grid kernel's block count for n floats: one block per block_size * FLOATS_PER_THREAD. */
 unsigned grid_blocks(size_t n, unsigned block_size);
