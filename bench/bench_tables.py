@@ -80,7 +80,7 @@ def speed_table(rows, step, flush):
                      "-" if cub is None else f"{cub:.6f}", "-" if cub_pct is None else f"{cub_pct:.2f}",
                      ratio(row["ratio_to_cub"])])
     header = ["n", "ms median", "GB/s", "% of peak", "CUB ms", "CUB % of peak", "x CUB"]
-    return [f"{step} ({keys[0][1]}) over n, the L2 emptied by {flush}ing before each run", ""] + aligned(header, body)
+    return [f"{step} ({keys[0][1]}) over n, the L2 emptied by {'writing' if flush == bench_csv.WRITE_FLUSH else 'reading'} before each run", ""] + aligned(header, body)
 
 
 def summary(path, step):

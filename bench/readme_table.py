@@ -56,7 +56,7 @@ def table(rows, csv_path, readme_directory):
     lines = [
         f"Measured on {device}{peak_text}, CUDA {cuda}, {date}: n = 2^25 floats "
         f"({n * bench_csv.BYTES_PER_FLOAT // MIB} MiB), uniform integers 0..99, the L2 cache "
-        "flushed before every run, the runs rotating over up to 4 copies of the input, median "
+        "emptied by reading before every run (`--flush read`), the runs rotating over up to 4 copies of the input, median "
         "of the timed runs. GB/s = bytes read / time. ×CUB: `cub::DeviceReduce::Sum`'s median "
         "time over the step's, both timed in the step's program on the same copies (above 1: "
         "faster than CUB); CUB's row: the median of its times beside every step. Written by "
