@@ -34,6 +34,11 @@ static void explain_no_device(const char *program, cudaError_t status)
 
 bool device_open(struct device_info *d, const char *program)
 {
+    return device_open_number(d, program, 0);
+}
+
+bool device_open_number(struct device_info *d, const char *program, int number)
+{
     int count = 0, memory_khz = 0, bus_bits = 0, l2 = 0;
     struct cudaDeviceProp prop;
     cudaError_t status = cudaGetDeviceCount(&count);
@@ -42,14 +47,14 @@ bool device_open(struct device_info *d, const char *program)
         explain_no_device(program, status == cudaSuccess ? cudaErrorNoDevice : status);
         return false;
     }
-    CUDA_TRY(cudaSetDevice(0));
-    CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
-    CUDA_TRY(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0));
-    CUDA_TRY(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
-    CUDA_TRY(cudaDeviceGetAttribute(&d->sm_clock_khz, cudaDevAttrClockRate, 0));
-    CUDA_TRY(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    CUDA_TRY(
-        cudaDeviceGetAttribute(&d->max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, 0));
+    CUDA_TRY(cudaSetDevice(number));
+    CUDA_TRY(cudaGetDeviceProperties(&prop, number));
+    CUDA_TRY(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, number));
+    CUDA_TRY(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, number));
+    CUDA_TRY(cudaDeviceGetAttribute(&d->sm_clock_khz, cudaDevAttrClockRate, number));
+    CUDA_TRY(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, number));
+    CUDA_TRY(cudaDeviceGetAttribute(&d->max_blocks_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor,
+                                    number));
     CUDA_TRY(cudaRuntimeGetVersion(&d->runtime_version));
     snprintf(d->name, sizeof d->name, "%s", prop.name);
     d->sm_count = prop.multiProcessorCount, d->cc_major = prop.major, d->cc_minor = prop.minor;

@@ -35,6 +35,8 @@ struct device_info {
     int runtime_version;  /* 13000: CUDA 13.0 */
 };
 bool device_open(struct device_info *device, const char *program); /* no GPU: says what works */
+/* The same for device `number`, the only one it touches (step15: each process its own GPU). */
+bool device_open_number(struct device_info *device, const char *program, int number);
 bool device_memory_fits(const struct device_info *device, size_t bytes, const char *what);
 unsigned filling_grid(const struct device_info *device, unsigned threads); /* every SM full */
 /* --blocks B when given (blocks > 0), otherwise filling_grid: a step's most blocks. */

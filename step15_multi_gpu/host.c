@@ -10,7 +10,7 @@
 #include "team.h"
 #include "toolbox.h"
 
-enum { GPUS_OPTION = 0 }; /* --gpus among the step's own options */
+enum { GPUS_OPTION = 0, TIMEOUT_OPTION = 1 }; /* the step's own options, in .extras' order */
 
 static const struct step_info STEP = {
     .name = "step15",
@@ -28,6 +28,9 @@ static const struct step_info STEP = {
         (const struct extra_option[]){
             {"gpus", "K",
              "GPUs to use, 1 .. the visible ones   [all; under mpirun: one per process]"},
+            {"timeout", "S",
+             "seconds any wait for the other GPUs or processes may last; then\n"
+             "                 NCCL is aborted and the program exits with 3   [60]"},
             {NULL, NULL, NULL}},
 };
 
@@ -179,20 +182,29 @@ static int measure_all(struct team *t, const struct options *o)
     return worst;
 }
 
+/* The process's GPUs are chosen before any CUDA call makes a context: under mpirun a context
+ * on GPU 0 in every process would take memory there, and fail where GPUs are set to
+ * exclusive-process mode. device_open_number touches only the first chosen GPU. */
 int main(int argc, char **argv)
 {
     struct options options;
     struct device_info device;
     struct team team;
-    int gpus = 0;
+    int gpus = 0, timeout_s = DEFAULT_TIMEOUT_S;
     int status = options_parse(argc, argv, &STEP, &options);
     if (status == OPTIONS_RUN)
-        status = team_gpus_option(options.extra[GPUS_OPTION], STEP.name, &gpus);
+        status = team_number_option("gpus", options.extra[GPUS_OPTION], MAX_GPUS, STEP.name, &gpus);
+    if (status == OPTIONS_RUN)
+        status = team_number_option("timeout", options.extra[TIMEOUT_OPTION], MAX_TIMEOUT_S,
+                                    STEP.name, &timeout_s);
     if (status != OPTIONS_RUN) return status;
 
-    if (!team_begin(&team, STEP.name)) return team_end(&team, EXIT_ENVIRONMENT);
-    if (!device_open(&device, STEP.name)) return team_end(&team, EXIT_ENVIRONMENT);
-    status = team_open(&team, &device, gpus, &options);
+    if (!team_begin(&team, STEP.name, timeout_s)) return team_end(&team, EXIT_ENVIRONMENT);
+    status = team_choose(&team, gpus);
+    if (status != OPTIONS_RUN) return team_end(&team, status);
+    if (!device_open_number(&device, STEP.name, team.gpus[0].device))
+        return team_end(&team, EXIT_ENVIRONMENT);
+    status = team_open(&team, &device, &options);
     if (status != OPTIONS_RUN) return team_end(&team, status);
     status = options.check ? check_all(&team, &options, &device) : measure_all(&team, &options);
     return team_end(&team, status);

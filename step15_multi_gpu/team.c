@@ -1,31 +1,41 @@
 /* step15_multi_gpu: several GPUs as one team (team.h says what each function does).
  *
  * How several GPUs are timed. Each run flushes every GPU's L2 (the toolbox's timer_start, on
- * the GPU's stream 0, followed by its start event); every GPU's own stream waits for all the
- * starts, and its stop event is recorded on that stream after its share of the run. All the
- * stops are recorded before the host waits for any, so no GPU's stop waits for the host. A
- * run's time is the slowest GPU's: the total is known when the last GPU is done. The GPUs
- * start a few microseconds apart, since one host thread enqueues them in turn; but no GPU
- * leaves an all-reduce before the last one has arrived, so a GPU that started early waits
- * there and its time covers the others' late start (gather: GPU 0 does the copies and the
- * reduction, and its own time is the run's). So the slowest GPU's time is the span from the
- * first start to the last stop, on the GPUs' own clocks, with no host scheduling in it.
- * The combine's own time is the shortest that any GPU taking part spent in it: the last to
- * arrive waits for no one, so its time is the combine alone. Under mpirun the processes
- * agree on both figures with MPI after each run, and meet at an MPI barrier before it, so
- * that they start together. */
+ * the GPU's stream 0); every GPU's own stream then waits for all the flushes of this process
+ * and records its start event, so no GPU's clock runs before the last flush is over, however
+ * late the host enqueued it. Its stop event is recorded on the same stream after its share of
+ * the run, and all the stops are recorded before the host waits for any. A run's time is the
+ * slowest GPU's: the total is known when the last GPU is done. A GPU that reaches an
+ * all-reduce before the others waits there, so its time covers their later start (gather:
+ * GPU 0 does the copies and the reduction, and its own time is the run's). The combine's
+ * time: for an all-reduce the shortest that any GPU spent in it (the last to arrive waits for
+ * no one, so its time is the all-reduce alone); for gather GPU 0's, from its first copy to its
+ * last. Under mpirun the processes meet at an MPI barrier before each run, so that they start
+ * together, and agree on both figures with MPI after it.
+ *
+ * No wait blocks. A GPU stuck in a collective whose partner has gone would block
+ * cudaStreamSynchronize forever; instead every wait polls the stream, reads NCCL's
+ * asynchronous errors between polls, and gives up after --timeout seconds. Giving up aborts
+ * the communicators (ncclCommAbort), and under mpirun team_end stops every process. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "team.h"
 
-static const double MS_PER_US = 1e-3;
+static const double MS_PER_US = 1e-3, NS_PER_S = 1e9;
+/* Between two looks at a stream that is still busy: short beside any run, long enough that
+ * the polling host thread takes little of a CPU. */
+static const struct timespec POLL_PAUSE = {.tv_sec = 0, .tv_nsec = 20000};
 #define NCCL_TRY(call)                                                                             \
     do {                                                                                           \
         if (!NCCL_OK(call)) return false;                                                          \
     } while (0)
+/* Inside ncclGroupStart .. ncclGroupEnd: a failed call stops the loop, and group_end still
+ * closes the group. */
+#define NCCL_IN_GROUP(ok, call) ((ok) = (ok) && NCCL_OK(call))
 /* Any of these in the environment: a process that mpirun (or another MPI launcher) started. */
 static const char *const LAUNCHER_VARIABLES[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"};
 
@@ -37,26 +47,38 @@ bool nccl_succeeded(ncclResult_t status, const char *call, const char *file, int
     return status == ncclSuccess;
 }
 
+/* Every ncclGroupStart has its ncclGroupEnd, whatever happened between them. */
+static bool group_end(bool ok)
+{
+    bool ended = NCCL_OK(ncclGroupEnd());
+    return ok && ended;
+}
+
 /* ---- Start-up: the processes, the GPUs, NCCL ------------------------------------------- */
-int team_gpus_option(const char *text, const char *program, int *gpus)
+int team_number_option(const char *name, const char *text, int highest, const char *program,
+                       int *value)
 {
     char *end = NULL;
-    long value = text != NULL ? strtol(text, &end, 10) : 0;
+    long number = text != NULL ? strtol(text, &end, 10) : 0;
     bool digits = text != NULL && *text >= '0' && *text <= '9' && *end == '\0';
-    *gpus = (int)value;
-    if (text == NULL || (digits && value >= 1 && value <= MAX_GPUS)) return OPTIONS_RUN;
-    fprintf(
-        stderr,
-        "%s: --gpus takes a whole number in 1..%d, not '%s'\n(%s/run --help lists the options)\n",
-        program, MAX_GPUS, text, program);
+    if (text == NULL) return OPTIONS_RUN;
+    if (digits && number >= 1 && number <= highest) {
+        *value = (int)number;
+        return OPTIONS_RUN;
+    }
+    fprintf(stderr,
+            "%s: --%s takes a whole number in 1..%d, not '%s'\n(%s/run --help lists the "
+            "options)\n",
+            program, name, highest, text, program);
     return EXIT_USAGE;
 }
 
-bool team_begin(struct team *t, const char *program)
+bool team_begin(struct team *t, const char *program, int timeout_s)
 {
     memset(t, 0, sizeof *t);
     t->program = program;
     t->processes = 1;
+    t->timeout_s = timeout_s;
     for (size_t v = 0; v < sizeof LAUNCHER_VARIABLES / sizeof LAUNCHER_VARIABLES[0]; v++)
         if (getenv(LAUNCHER_VARIABLES[v]) != NULL) t->mpi = true;
     return !t->mpi || mpi_start(t);
@@ -100,7 +122,16 @@ static int choose_mpi_gpu(struct team *t, int wanted, int visible)
     return EXIT_ENVIRONMENT;
 }
 
-/* A stream, the combine's events, and a timer whose flush covers this GPU's own L2. */
+int team_choose(struct team *t, int wanted)
+{
+    int visible = 0;
+    /* no GPU, or no driver: device_open_number explains it in the toolbox's words */
+    if (cudaGetDeviceCount(&visible) != cudaSuccess || visible == 0) return OPTIONS_RUN;
+    return t->mpi ? choose_mpi_gpu(t, wanted, visible) : choose_local_gpus(t, wanted, visible);
+}
+
+/* A stream, the run's and the combine's events, and a timer whose flush covers this GPU's own
+ * L2. */
 static bool gpu_prepare(struct gpu *g, const struct device_info *device, const struct options *o)
 {
     struct device_info own = *device;
@@ -111,6 +142,7 @@ static bool gpu_prepare(struct gpu *g, const struct device_info *device, const s
     CUDA_TRY(cudaStreamCreate(&g->stream));
     CUDA_TRY(cudaEventCreate(&g->combine_start));
     CUDA_TRY(cudaEventCreate(&g->combine_end));
+    CUDA_TRY(cudaEventCreate(&g->begin));
     CUDA_TRY(cudaEventCreate(&g->end));
     return timer_make(&g->timer, &own, o);
 }
@@ -145,7 +177,7 @@ static bool communicators(struct team *t)
     if (t->mpi) {
         ncclUniqueId id;
         if (t->process == 0) NCCL_TRY(ncclGetUniqueId(&id));
-        if (!mpi_from_rank0(&id, sizeof id)) return false;
+        if (!mpi_from_rank0(t, &id, sizeof id)) return false;
         CUDA_TRY(cudaSetDevice(t->gpus[0].device));
         NCCL_TRY(ncclCommInitRank(&t->gpus[0].comm, t->size, id, t->process));
         return true;
@@ -163,7 +195,7 @@ static bool describe(struct team *t, const struct device_info *device)
     char first[sizeof device->name];
     struct cudaDeviceProp prop;
     snprintf(first, sizeof first, "%s", device->name);
-    if (t->mpi && !mpi_from_rank0(first, sizeof first)) return false;
+    if (t->mpi && !mpi_from_rank0(t, first, sizeof first)) return false;
     for (int i = 0; i < t->count; i++) {
         CUDA_TRY(cudaGetDeviceProperties(&prop, t->gpus[i].device));
         if (strcmp(prop.name, first) != 0)
@@ -177,13 +209,8 @@ static bool describe(struct team *t, const struct device_info *device)
     return true;
 }
 
-int team_open(struct team *t, const struct device_info *device, int wanted, const struct options *o)
+int team_open(struct team *t, const struct device_info *device, const struct options *o)
 {
-    int visible = 0;
-    if (!CUDA_OK(cudaGetDeviceCount(&visible))) return EXIT_ENVIRONMENT;
-    int status = t->mpi ? choose_mpi_gpu(t, wanted, visible)
-                        : choose_local_gpus(t, wanted, visible);
-    if (status != OPTIONS_RUN) return status;
     for (int i = 0; i < t->count; i++)
         if (!gpu_prepare(&t->gpus[i], device, o)) return EXIT_ENVIRONMENT;
     if (!t->mpi && !allow_direct_copies(t)) return EXIT_ENVIRONMENT;
@@ -194,25 +221,34 @@ int team_open(struct team *t, const struct device_info *device, int wanted, cons
     return OPTIONS_RUN;
 }
 
-/* Every communicator finalized in one group: false at the first that fails. */
+/* Every communicator finalized in one group: false if one fails. */
 static bool communicators_finalize(struct team *t)
 {
+    bool ok = true;
     NCCL_TRY(ncclGroupStart());
     for (int i = 0; i < t->count; i++)
-        if (t->gpus[i].comm != NULL) NCCL_TRY(ncclCommFinalize(t->gpus[i].comm));
-    NCCL_TRY(ncclGroupEnd());
-    return true;
+        if (t->gpus[i].comm != NULL) NCCL_IN_GROUP(ok, ncclCommFinalize(t->gpus[i].comm));
+    return group_end(ok);
 }
 
-/* After an error NCCL's operations may never finish: abort the communicators instead. */
+/* After an error NCCL's operations may never finish: ncclCommAbort ends them (and their
+ * kernels) where ncclCommDestroy would wait for them. */
+static void communicators_abort(struct team *t)
+{
+    for (int i = 0; i < t->count; i++) {
+        if (t->gpus[i].comm != NULL) NCCL_OK(ncclCommAbort(t->gpus[i].comm));
+        t->gpus[i].comm = NULL;
+    }
+}
+
 static void communicators_close(struct team *t, bool failed)
 {
-    bool finalized = false;
-    if (!failed) finalized = communicators_finalize(t);
-    for (int i = 0; i < t->count; i++) {
-        ncclComm_t comm = t->gpus[i].comm;
-        if (comm != NULL) NCCL_OK(finalized ? ncclCommDestroy(comm) : ncclCommAbort(comm));
+    if (failed || !communicators_finalize(t)) {
+        communicators_abort(t);
+        return;
     }
+    for (int i = 0; i < t->count; i++)
+        if (t->gpus[i].comm != NULL) NCCL_OK(ncclCommDestroy(t->gpus[i].comm));
 }
 
 static void gpu_close(struct gpu *g)
@@ -221,24 +257,86 @@ static void gpu_close(struct gpu *g)
     timer_free(&g->timer);
     if (g->combine_start != NULL) CUDA_OK(cudaEventDestroy(g->combine_start));
     if (g->combine_end != NULL) CUDA_OK(cudaEventDestroy(g->combine_end));
+    if (g->begin != NULL) CUDA_OK(cudaEventDestroy(g->begin));
     if (g->end != NULL) CUDA_OK(cudaEventDestroy(g->end));
     if (g->stream != NULL) CUDA_OK(cudaStreamDestroy(g->stream));
 }
 
 int team_end(struct team *t, int status)
 {
+    if (t->failed) status = EXIT_ENVIRONMENT;
+    communicators_close(t, status == EXIT_ENVIRONMENT);
     if (t->mpi_started && status == EXIT_ENVIRONMENT && t->processes > 1) {
         fprintf(stderr, "%s: process %d stops every process (exit code %d)\n", t->program,
                 t->process, status);
         mpi_abort(status);
     }
-    communicators_close(t, status == EXIT_ENVIRONMENT);
     team_buffers_free(t);
     for (int i = 0; i < t->count; i++) gpu_close(&t->gpus[i]);
     timer_free(&t->slowest);
     timer_free(&t->combine);
     if (t->mpi_started && !mpi_finish()) status = EXIT_ENVIRONMENT;
     return status;
+}
+
+/* ---- Waiting for the GPUs, never for ever ------------------------------------------------ */
+static double seconds_since(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / NS_PER_S;
+}
+
+/* Gives up: every communicator of this process aborted, so that no NCCL kernel keeps a GPU
+ * busy; team_end turns this into exit code 3 (under mpirun: for every process). */
+static bool team_fail(struct team *t)
+{
+    t->failed = true;
+    communicators_abort(t);
+    return false;
+}
+
+/* NCCL reports a lost peer or a broken connection asynchronously, on the communicator:
+ * ncclInProgress is an operation still under way, anything else but success an error. */
+static bool nccl_healthy(struct team *t)
+{
+    for (int i = 0; i < t->count; i++) {
+        ncclResult_t async = ncclSuccess;
+        if (t->gpus[i].comm == NULL) continue;
+        if (!NCCL_OK(ncclCommGetAsyncError(t->gpus[i].comm, &async))) return false;
+        if (async == ncclSuccess || async == ncclInProgress) continue;
+        fprintf(stderr, "%s: NCCL reports an error on GPU %d while waiting for it: %s\n  (%s)\n",
+                t->program, t->gpus[i].rank, ncclGetErrorString(async),
+                ncclGetLastError(t->gpus[i].comm));
+        return false;
+    }
+    return true;
+}
+
+/* Everything enqueued on g's stream done, or false after saying why: a CUDA error, an
+ * asynchronous NCCL error, or --timeout seconds gone by. Either of the last two aborts NCCL. */
+static bool team_wait(struct team *t, const struct gpu *g)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    CUDA_TRY(cudaSetDevice(g->device));
+    for (;;) {
+        cudaError_t status = cudaStreamQuery(g->stream);
+        if (status == cudaSuccess) return true;
+        if (status != cudaErrorNotReady) return CUDA_OK(status);
+        /* not an error, but the runtime may keep it as the last one, where the next launch's
+         * cudaGetLastError would find it */
+        if (cudaPeekAtLastError() == cudaErrorNotReady) (void)cudaGetLastError();
+        if (!nccl_healthy(t)) return team_fail(t);
+        if (seconds_since(&start) > t->timeout_s) {
+            fprintf(stderr,
+                    "%s: GPU %d has not finished after %.0f s (--timeout): a GPU or process it "
+                    "waits for has stopped or is gone. Aborting NCCL.\n",
+                    t->program, g->rank, t->timeout_s);
+            return team_fail(t);
+        }
+        nanosleep(&POLL_PAUSE, NULL);
+    }
 }
 
 /* ---- The shards: where each GPU's part of the input lies -------------------------------- */
@@ -343,27 +441,28 @@ static bool mark_all(struct team *t, bool end)
 
 bool team_allreduce_totals(struct team *t)
 {
+    bool ok = true;
     if (!mark_all(t, false)) return false;
     NCCL_TRY(ncclGroupStart());
-    for (int i = 0; i < t->count; i++) {
+    for (int i = 0; ok && i < t->count; i++) {
         struct gpu *g = &t->gpus[i];
         float *total = g->scratch.total;
-        NCCL_TRY(ncclAllReduce(total, total, 1, ncclFloat, ncclSum, g->comm, g->stream));
+        NCCL_IN_GROUP(ok, ncclAllReduce(total, total, 1, ncclFloat, ncclSum, g->comm, g->stream));
     }
-    NCCL_TRY(ncclGroupEnd());
-    return mark_all(t, true);
+    return group_end(ok) && mark_all(t, true);
 }
 
 bool team_allreduce_arrays(struct team *t, size_t count)
 {
+    bool ok = true;
     if (!mark_all(t, false)) return false;
     NCCL_TRY(ncclGroupStart());
-    for (int i = 0; count > 0 && i < t->count; i++) {
+    for (int i = 0; ok && count > 0 && i < t->count; i++) {
         struct gpu *g = &t->gpus[i];
-        NCCL_TRY(ncclAllReduce(g->shard, g->summed, count, ncclFloat, ncclSum, g->comm, g->stream));
+        NCCL_IN_GROUP(
+            ok, ncclAllReduce(g->shard, g->summed, count, ncclFloat, ncclSum, g->comm, g->stream));
     }
-    NCCL_TRY(ncclGroupEnd());
-    return mark_all(t, true);
+    return group_end(ok) && mark_all(t, true);
 }
 
 /* One process: GPU 0 pulls each shard with cudaMemcpyPeerAsync on its own stream. */
@@ -383,41 +482,48 @@ static bool gather_by_copies(struct team *t)
 static bool gather_by_nccl(struct team *t, size_t n)
 {
     struct gpu *g = &t->gpus[0];
+    bool ok = true;
     NCCL_TRY(ncclGroupStart());
-    for (int rank = 1; g->rank == 0 && rank < t->size; rank++) {
+    for (int rank = 1; ok && g->rank == 0 && rank < t->size; rank++) {
         size_t first = shard_start(n, rank, t->size);
         size_t length = shard_start(n, rank + 1, t->size) - first;
         if (length > 0)
-            NCCL_TRY(ncclRecv(g->shard + first, length, ncclFloat, rank, g->comm, g->stream));
+            NCCL_IN_GROUP(ok,
+                          ncclRecv(g->shard + first, length, ncclFloat, rank, g->comm, g->stream));
     }
     if (g->rank > 0 && g->length > 0)
-        NCCL_TRY(ncclSend(g->shard, g->length, ncclFloat, 0, g->comm, g->stream));
-    NCCL_TRY(ncclGroupEnd());
-    return true;
+        NCCL_IN_GROUP(ok, ncclSend(g->shard, g->length, ncclFloat, 0, g->comm, g->stream));
+    return group_end(ok);
 }
 
+/* The combine events on GPU 0 alone, around every shard's arrival there: the copies, or under
+ * mpirun the receives (a sender's own time would be one shard's, not the gather's). */
 bool team_gather(struct team *t, size_t n)
 {
-    if (!mark(&t->gpus[0], false)) return false;
+    struct gpu *first = team_first(t);
+    if (first != NULL && !mark(first, false)) return false;
     if (!(t->mpi ? gather_by_nccl(t, n) : gather_by_copies(t))) return false;
-    return mark(&t->gpus[0], true);
+    return first == NULL || mark(first, true);
 }
 
 /* ---- The clocks -------------------------------------------------------------------------- */
 bool team_clock_start(struct team *t)
 {
-    if (t->mpi && !mpi_barrier()) return false;
+    if (t->mpi && !mpi_barrier(t)) return false;
     for (int i = 0; i < t->count; i++) {
         t->gpus[i].combined = false;
         CUDA_TRY(cudaSetDevice(t->gpus[i].device));
-        if (!timer_start(&t->gpus[i].timer)) return false;
+        if (!timer_start(&t->gpus[i].timer)) return false; /* the flush, then timer.start */
     }
-    /* every stream waits for every start: no GPU reads (or is read by a peer) while an L2 flush
-     * still runs anywhere in this process */
+    /* every stream waits for every flush: no GPU reads (or is read by a peer) while an L2
+     * flush still runs anywhere in this process; only then does its clock start, so that the
+     * host's turn-by-turn enqueueing of the flushes is not inside any GPU's time */
     for (int i = 0; i < t->count; i++) {
-        CUDA_TRY(cudaSetDevice(t->gpus[i].device));
+        struct gpu *g = &t->gpus[i];
+        CUDA_TRY(cudaSetDevice(g->device));
         for (int j = 0; j < t->count; j++)
-            CUDA_TRY(cudaStreamWaitEvent(t->gpus[i].stream, t->gpus[j].timer.start, 0));
+            CUDA_TRY(cudaStreamWaitEvent(g->stream, t->gpus[j].timer.start, 0));
+        CUDA_TRY(cudaEventRecord(g->begin, g->stream));
     }
     return true;
 }
@@ -439,14 +545,14 @@ bool team_clock_stop(struct team *t, bool keep)
     }
     for (int i = 0; i < t->count; i++) {
         struct gpu *g = &t->gpus[i];
-        CUDA_TRY(cudaEventSynchronize(g->end));
-        if (!elapsed(g->timer.start, g->end, &ms)) return false;
+        if (!team_wait(t, g)) return false;
+        if (!elapsed(g->begin, g->end, &ms)) return false;
         slowest = fmax(slowest, ms);
         if (!g->combined) continue;
         if (!elapsed(g->combine_start, g->combine_end, &ms)) return false;
         combine = fmin(combine, ms);
     }
-    if (t->mpi && !mpi_agree(&slowest, &combine)) return false;
+    if (t->mpi && !mpi_agree(t, &slowest, &combine)) return false;
     if (!keep) return true;
     timer_keep(&t->slowest, slowest);
     timer_keep(&t->combine, isfinite(combine) ? combine : 0);
@@ -464,18 +570,21 @@ void team_print(const struct team *t, int variant, const struct report *r, struc
                 struct timing alone)
 {
     const char *gather =
-        t->mpi ? "every shard sent to GPU 0 (ncclSend, ncclRecv)"
+        t->mpi ? "every shard received by GPU 0 (ncclRecv from each rank's ncclSend), on GPU 0's "
+                 "clock: a rank that sends late is inside it"
         : t->direct_copies || t->count == 1
-            ? "every shard copied to GPU 0 (cudaMemcpyPeerAsync)"
-            : "every shard copied to GPU 0 (cudaMemcpyPeerAsync, staged through host memory)";
-    const char *combines[] = {"ncclAllReduce of one float per GPU", gather,
-                              "ncclAllReduce of the shards, element by element"};
+            ? "every shard copied to GPU 0 (cudaMemcpyPeerAsync), on GPU 0's clock"
+            : "every shard copied to GPU 0 (cudaMemcpyPeerAsync, staged through host memory), "
+              "on GPU 0's clock";
+    const char *combines[] = {"ncclAllReduce of one float per GPU; the GPU that waited least",
+                              gather,
+                              "ncclAllReduce of the shards, element by element; the GPU that "
+                              "waited least"};
     double bytes = (double)r->n * sizeof(float);
     printf("gpus       %d, %s\n", t->size,
            t->mpi ? "one per process under mpirun (ncclCommInitRank)"
                   : "all driven by one process (ncclCommInitAll)");
-    printf("combine    %.1f us median: %s; the GPU that waited least\n",
-           combine.median_ms / MS_PER_US, combines[variant]);
+    printf("combine    %.1f us median: %s\n", combine.median_ms / MS_PER_US, combines[variant]);
     if (alone.runs == 0) return;
     printf("one GPU    %.4f ms median, %.1f GB/s: the same n, the same kernel, on GPU 0 alone\n",
            alone.median_ms, effective_gb_per_s(bytes, alone.median_ms));
@@ -489,9 +598,8 @@ bool team_total(struct team *t, int variant, float *total, bool *held)
     *held = false;
     for (int i = 0; i < t->count; i++) {
         struct gpu *g = &t->gpus[i];
+        if (!team_wait(t, g)) return false; /* a sender too: its shard must have left */
         if (variant == DATA_GATHERED && g->rank != 0) continue;
-        CUDA_TRY(cudaSetDevice(g->device));
-        CUDA_TRY(cudaStreamSynchronize(g->stream));
         CUDA_TRY(cudaMemcpy(&value, g->scratch.total, sizeof value, cudaMemcpyDeviceToHost));
         if (!*held) {
             first = *total = value;

@@ -10,6 +10,9 @@
 #include "toolbox.h"
 
 enum { MAX_GPUS = 64 };
+/* How long any wait for the other GPUs or processes may last (--timeout S): long enough for
+ * the slowest legitimate wait (a process building 2^32 floats while the others wait for it). */
+enum { DEFAULT_TIMEOUT_S = 60, MAX_TIMEOUT_S = 3600 };
 /* The order of host.c's variants: where the data meets the reduction (local: where it lies;
  * gather: copied to GPU 0 first; elementwise: the shards added into one by NCCL first). */
 enum { DATA_LOCAL, DATA_GATHERED, DATA_SUMMED_ELEMENTWISE };
@@ -23,7 +26,8 @@ struct gpu {
     int rank;            /* its place among all the GPUs: 0 .. size - 1 */
     cudaStream_t stream; /* its reduction and its part of every combine */
     ncclComm_t comm;
-    struct timer timer; /* flushes its L2 and records each run's start */
+    struct timer timer; /* flushes its L2 before each run */
+    cudaEvent_t begin;  /* each run's start: after its stream has waited for every flush */
     cudaEvent_t end;    /* each run's end, on its stream */
     cudaEvent_t combine_start, combine_end;
     bool combined;        /* this run recorded the two events above */
@@ -41,31 +45,41 @@ struct team {
     int size;                      /* K: every process's GPUs together */
     int count;                     /* the GPUs this process drives */
     bool direct_copies;            /* gather without mpirun: GPU 0 reads the others directly */
+    double timeout_s;              /* the longest any wait for the others may last */
+    bool failed;                   /* a wait gave up: NCCL was aborted, the end stops every rank */
     struct device_info together;   /* K times GPU 0: the report's device line */
     struct timer slowest, combine; /* per run: the slowest GPU; the combine (team.c says how) */
     struct gpu gpus[MAX_GPUS];
 };
 
-/* processes.c: MPI, under mpirun. Each says what failed and gives false. */
-bool mpi_start(struct team *team);             /* MPI_Init; only rank 0 keeps its stdout */
-bool mpi_local_rank(int *local);               /* this process's place on its machine */
-bool mpi_from_rank0(void *bytes, size_t size); /* rank 0's bytes to every process */
-bool mpi_barrier(void);
-bool mpi_agree(double *slowest, double *combine); /* the largest slowest, the smallest combine */
-void mpi_abort(int status);                       /* stops every process */
-bool mpi_finish(void);                            /* MPI_Finalize */
+/* processes.c: MPI, under mpirun. Each says what failed and gives false. The collectives wait
+ * at most team->timeout_s for the other processes, so a process that is gone stops the rest. */
+bool mpi_start(struct team *team); /* MPI_Init; only rank 0 keeps its stdout */
+bool mpi_local_rank(int *local);   /* this process's place on its machine */
+bool mpi_from_rank0(const struct team *team, void *bytes, size_t size); /* rank 0's, to all */
+bool mpi_barrier(const struct team *team);
+/* the largest slowest, the smallest combine */
+bool mpi_agree(const struct team *team, double *slowest, double *combine);
+void mpi_abort(int status); /* stops every process */
+bool mpi_finish(void);      /* MPI_Finalize */
 
-/* --gpus K (text NULL: absent, *gpus 0): 1 .. MAX_GPUS, else EXIT_USAGE naming the value. */
-int team_gpus_option(const char *text, const char *program, int *gpus);
+/* --NAME V (text NULL: absent, *value unchanged): a whole number in 1 .. highest, else
+ * EXIT_USAGE naming the value. */
+int team_number_option(const char *name, const char *text, int highest, const char *program,
+                       int *value);
 
 /* Before anything else: under mpirun, MPI_Init (built without MPI: a message, and false). */
-bool team_begin(struct team *team, const char *program);
-/* The GPUs, their streams, clocks and NCCL communicators: every visible GPU, or `wanted`
- * (0: all); under mpirun one per process. OPTIONS_RUN, or the exit code after a message. */
-int team_open(struct team *team, const struct device_info *device, int wanted,
-              const struct options *options);
+bool team_begin(struct team *team, const char *program, int timeout_s);
+/* Which GPUs this process drives: every visible GPU, or `wanted` (0: all); under mpirun one
+ * per process, its place on its machine. No CUDA context is made yet, so a process touches
+ * no GPU but its own. No GPU at all: OPTIONS_RUN with GPU 0, for device_open_number to
+ * explain. OPTIONS_RUN, or the exit code after a message. */
+int team_choose(struct team *team, int wanted);
+/* The chosen GPUs' streams, clocks and NCCL communicators; `device` describes the first.
+ * OPTIONS_RUN, or the exit code after a message. */
+int team_open(struct team *team, const struct device_info *device, const struct options *options);
 /* Frees everything; under mpirun ends MPI, or after an error (status 3) aborts every process,
- * so that none waits forever for a partner that is gone. Returns status. */
+ * so that none waits for a partner that is gone. Returns status. */
 int team_end(struct team *team, int status);
 
 /* Where rank's shard of n elements starts: the first shard is a longest one. */
@@ -85,8 +99,9 @@ bool team_allreduce_totals(struct team *team);
 bool team_gather(struct team *team, size_t n);
 bool team_allreduce_arrays(struct team *team, size_t count);
 
-/* A timed run: every GPU's L2 flushed and a start on every GPU's stream; then a stop on every
- * stream and, unless warm-up, the slowest GPU's time and the shortest combine kept. */
+/* A timed run: every GPU's L2 flushed, every GPU's stream waits for all the flushes, then its
+ * start; then a stop on every stream and, unless warm-up, the slowest GPU's time and the
+ * combine's kept. Every wait is bounded (--timeout) and watches NCCL's asynchronous errors. */
 bool team_clock_start(struct team *team);
 bool team_clock_stop(struct team *team, bool keep);
 /* The kept runs' slowest-GPU times, and into *combine the combine's; both start afresh. */
@@ -95,8 +110,9 @@ struct timing team_times(struct team *team, struct timing *combine);
  * this process timed it: alone.runs > 0) and the speed-up over it. */
 void team_print(const struct team *team, int variant, const struct report *report,
                 struct timing combine, struct timing alone);
-/* The total, read back from every GPU of this process that holds it: all of them, or GPU 0
- * alone (gather). *held false: this process holds none. GPUs that disagree make it NaN. */
+/* Waits (bounded) for every GPU of this process, then reads the total back from every one
+ * that holds it: all of them, or GPU 0 alone (gather). *held false: this process holds none.
+ * GPUs that disagree make it NaN. */
 bool team_total(struct team *team, int variant, float *total, bool *held);
 
 #endif
