@@ -67,8 +67,9 @@ static unsigned depth(size_t n, const struct shape *shape)
     return (unsigned)(own + (shape->variant == VARIANT_ATOMIC_ADD ? blocks : last));
 }
 
-/* Device memory beside the input: a 64-bit word per block for its sum, the total, and the
- * ticket counter, all zeroed once here; each launch leaves the words and the counter 0. */
+/* Device memory beside the input: the block sums (the gatherer's 64-bit words, then the
+ * ticket's floats), the total, and the ticket counter, all zeroed once here; each launch
+ * leaves the gatherer's words and the counter 0. */
 struct buffers {
     float *block_sums, *total;
     unsigned *ticket_counter;
@@ -76,11 +77,11 @@ struct buffers {
 
 static bool buffers_create(struct buffers *b, unsigned blocks)
 {
-    size_t words = (size_t)blocks * sizeof(unsigned long long);
-    CUDA_TRY(cudaMalloc((void **)&b->block_sums, words + sizeof(float)));
+    size_t bytes = block_sums_bytes(blocks);
+    CUDA_TRY(cudaMalloc((void **)&b->block_sums, bytes + sizeof(float)));
     CUDA_TRY(cudaMalloc((void **)&b->ticket_counter, sizeof(unsigned)));
-    b->total = (float *)((char *)b->block_sums + words);
-    CUDA_TRY(cudaMemset(b->block_sums, 0, words));
+    b->total = (float *)((char *)b->block_sums + bytes);
+    CUDA_TRY(cudaMemset(b->block_sums, 0, bytes));
     return CUDA_OK(cudaMemset(b->ticket_counter, 0, sizeof(unsigned)));
 }
 

@@ -13,8 +13,9 @@
  *         all there by the time it has done its own loads), adds them in index order, the
  *         same order on every run, and clears them for the next launch. One block reading
  *         every word costs more than the ticket's trips once there are thousands of them:
- *         past GATHER_MOST_BLOCKS blocks the ticket finishes (it now clears its sums too).
- *         The ticket alone stays as --variant ticket, to be measured beside it.
+ *         past GATHER_MOST_BLOCKS blocks the ticket finishes, writing its plain float sums
+ *         past the gatherer's words, so that it has nothing to clear. The ticket alone stays
+ *         as --variant ticket, to be measured beside it.
  * Profile: per launch, one atomic per block at its start instead of a fence and an atomic at
  *         its end; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time. */
 #include <stdint.h>
@@ -229,13 +230,13 @@ __global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in,
         if (threadIdx.x == 0) atomicAdd(total, sum);
         return;
     }
-    if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;
+    /* Past the gatherer's words: they stay 0 for the next launch that gathers. */
+    float *ticket_sums = block_sums + TICKET_SUMS_OFFSET;
+    if (threadIdx.x == 0) ticket_sums[blockIdx.x] = sum;
     if (!last_block_atomic_ref(ticket_counter)) return;
     /* Every block sum is written and visible. __syncthreads_or was also the barrier that
      * block_sum needs before it runs again: warp 0 is done reading warp_sums. */
-    sum = block_sum<BLOCK_SIZE>(sum_of_block_sums<BLOCK_SIZE>(block_sums, gridDim.x));
-    /* block_sum's barrier is behind every read of the sums: leave them 0, as the gather expects */
-    for (unsigned i = threadIdx.x; i < gridDim.x; i += BLOCK_SIZE) block_sums[i] = 0.0f;
+    sum = block_sum<BLOCK_SIZE>(sum_of_block_sums<BLOCK_SIZE>(ticket_sums, gridDim.x));
     if (threadIdx.x == 0) {
         *total = sum;
         *ticket_counter = 0; /* every other block has its ticket: nobody else reads it */
@@ -290,6 +291,12 @@ extern "C" unsigned grid_blocks(size_t n, unsigned block_size)
 {
     size_t per_block = (size_t)block_size * FLOATS_PER_THREAD;
     return n > per_block ? (unsigned)((n + per_block - 1) / per_block) : 1;
+}
+
+/* The gatherer's words, then the ticket's floats: the total goes after both. */
+extern "C" size_t block_sums_bytes(unsigned blocks)
+{
+    return TICKET_SUMS_OFFSET * sizeof(float) + (size_t)blocks * sizeof(float);
 }
 
 /* One block reads every published word: past GATHER_MOST_BLOCKS of them that read costs more

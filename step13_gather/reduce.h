@@ -23,6 +23,13 @@ enum { ONE_BLOCK_ELEMENTS = ONE_BLOCK_THREADS * ONE_BLOCK_VECTORS * FLOATS_PER_V
 enum { VARIANT_GATHER, VARIANT_TICKET, VARIANT_ATOMIC_ADD };
 /* The most blocks whose sums the gatherer reads; a larger grid finishes with the ticket. */
 enum { GATHER_MOST_BLOCKS = 2048 };
+/* block_sums holds the gatherer's GATHER_MOST_BLOCKS 64-bit words (two floats each), then the
+ * ticket's plain float sums, one per block: the ticket never writes where the gatherer reads,
+ * so it leaves nothing to clear. The offset, in floats, is a multiple of 4: float4 reads. */
+enum { TICKET_SUMS_OFFSET = GATHER_MOST_BLOCKS * 2 };
+
+/* The bytes of block_sums for a launch of `blocks` blocks, with any variant. */
+size_t block_sums_bytes(unsigned blocks);
 
 /* Whether a launch of `blocks` blocks with `variant` finishes by gathering. */
 bool gathers(unsigned blocks, int variant);
@@ -33,10 +40,9 @@ unsigned grid_blocks(size_t n, unsigned block_size);
 /* One launch, enqueued on `stream`, of `blocks` blocks of `threads` threads (32, 64, ... 1024)
  * over in[0..n), any alignment of `in`, that leaves the sum in *total. Each thread reads its
  * share once, so `blocks` must cover n: grid_blocks(n, threads).
- * block_sums has room for `blocks` 64-bit words (VARIANT_GATHER publishes each block's sum as
- * one), starts on a 16-byte boundary (as cudaMalloc's memory does) and is zeroed before the
- * first launch; the launch leaves it zeroed. *ticket_counter is 0 before the launch, and the
- * launch leaves it 0.
+ * block_sums has block_sums_bytes(blocks) bytes, starts on a 16-byte boundary (as cudaMalloc's
+ * memory does), and its gatherer's words are zeroed before the first launch; every launch
+ * leaves them zeroed. *ticket_counter is 0 before the launch, and the launch leaves it 0.
  * VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch. */
 cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                  unsigned *ticket_counter, float *total, unsigned blocks,

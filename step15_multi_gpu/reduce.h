@@ -19,7 +19,7 @@ enum { FEWEST_THREADS = 128, MOST_THREADS = 1024, DEFAULT_THREADS = 512 };
 
 /* Device memory the launch needs beside its input, on the GPU that runs it. */
 struct scratch {
-    float *block_sums;        /* a 64-bit word per block of grid_blocks(), zeroed once */
+    float *block_sums;        /* block_sums_bytes(grid_blocks()) bytes, zeroed once */
     float *total;             /* where the launch leaves the sum */
     unsigned *ticket_counter; /* 0 before and after every launch */
 };

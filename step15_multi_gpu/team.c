@@ -247,15 +247,15 @@ size_t shard_start(size_t n, int rank, int size)
     return (n * (size_t)rank + (size_t)size - 1) / (size_t)size;
 }
 
-/* step13's device memory beside the input, for the most blocks any block size needs: a 64-bit
- * word per block, the total, and the ticket counter, zeroed once; each launch leaves them 0. */
+/* step13's device memory beside the input, for the most blocks any block size needs: the
+ * block sums, the total, and the ticket counter, zeroed once; each launch leaves them 0. */
 static bool scratch_create(struct scratch *s, size_t n)
 {
-    size_t words = (size_t)grid_blocks(n, FEWEST_THREADS) * sizeof(unsigned long long);
-    CUDA_TRY(cudaMalloc((void **)&s->block_sums, words + sizeof(float)));
+    size_t bytes = block_sums_bytes(grid_blocks(n, FEWEST_THREADS));
+    CUDA_TRY(cudaMalloc((void **)&s->block_sums, bytes + sizeof(float)));
     CUDA_TRY(cudaMalloc((void **)&s->ticket_counter, sizeof(unsigned)));
-    s->total = (float *)((char *)s->block_sums + words);
-    CUDA_TRY(cudaMemset(s->block_sums, 0, words));
+    s->total = (float *)((char *)s->block_sums + bytes);
+    CUDA_TRY(cudaMemset(s->block_sums, 0, bytes));
     return CUDA_OK(cudaMemset(s->ticket_counter, 0, sizeof(unsigned)));
 }
 
