@@ -251,12 +251,18 @@ size_t shard_start(size_t n, int rank, int size)
  * block sums, the total, and the ticket counter, zeroed once; each launch leaves them 0. */
 static bool scratch_create(struct scratch *s, size_t n)
 {
-    size_t bytes = block_sums_bytes(grid_blocks(n, FEWEST_THREADS));
+    size_t bytes = block_sums_bytes(grid_blocks(n, FEWEST_THREADS, FEW_VECTORS));
     CUDA_TRY(cudaMalloc((void **)&s->block_sums, bytes + sizeof(float)));
     CUDA_TRY(cudaMalloc((void **)&s->ticket_counter, sizeof(unsigned)));
     s->total = (float *)((char *)s->block_sums + bytes);
     CUDA_TRY(cudaMemset(s->block_sums, 0, bytes));
     return CUDA_OK(cudaMemset(s->ticket_counter, 0, sizeof(unsigned)));
+}
+
+/* step13's float4 a thread for these GPUs (one model): their bandwidth per SM. */
+unsigned team_card_vectors(const struct team *t)
+{
+    return card_vectors(t->together.peak_gb_per_s / t->together.sm_count);
 }
 
 bool team_buffers(struct team *t, size_t n, bool summed)
@@ -271,6 +277,7 @@ bool team_buffers(struct team *t, size_t n, bool summed)
         if (summed)
             CUDA_TRY(cudaMalloc((void **)&g->summed, (longest > 0 ? longest : 1) * sizeof(float)));
         if (!scratch_create(&g->scratch, room)) return false;
+        g->scratch.card_vectors = team_card_vectors(t);
     }
     return true;
 }
