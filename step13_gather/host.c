@@ -3,13 +3,15 @@
  * the launch, the check, the time, the report. The kernels are in reduce.cu; --ceilings is in
  * ceilings.cu; common/toolbox.h says what each helper does. A call that fails has said why:
  * the program frees what it holds and exits 3. */
+#include <string.h>
+
 #include "ceilings.h"
 #include "reduce.h"
 #include "toolbox.h"
 
 enum { WARP_LEVELS = 5 }; /* shuffles within a warp, and again over the warp sums */
 enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* a float4's four lanes; the head and tail floats */
-enum { CEILINGS_OPTION = 0 };              /* extras[0] */
+enum { CEILINGS_OPTION = 0, VECTORS_OPTION = 1 }; /* extras[0], extras[1] */
 
 static const struct step_info STEP = {
     .name = "step13",
@@ -29,14 +31,40 @@ static const struct step_info STEP = {
             {"ceilings", NULL,
              "also time a cudaMemset and a device-to-device cudaMemcpy of the same\n"
              "                 bytes, and an empty kernel, beside the step and CUB"},
+            {"vectors", "V",
+             "float4 each thread of the grid keeps in flight: 8, 12, or auto (the default:\n"
+             "                 8 for a grid the gatherer finishes, else the card's count)"},
             {NULL, NULL, NULL}},
 };
 
-/* How the kernel is launched: block size, and how the blocks finish. */
+/* How the kernel is launched: block size, float4 a thread, and how the blocks finish. */
 struct shape {
-    unsigned threads;
+    unsigned threads, vectors;
     int variant;
 };
+
+/* --vectors: FEW_VECTORS or MANY_VECTORS as given, 0 for auto (or absent), -1 for anything
+ * else. */
+static int vectors_given(const char *text)
+{
+    char *end = NULL;
+    if (text == NULL || strcmp(text, "auto") == 0) return 0;
+    unsigned long count = strtoul(text, &end, 10);
+    if (end == text || *end != '\0') return -1;
+    return count == FEW_VECTORS || count == MANY_VECTORS ? (int)count : -1;
+}
+
+/* The count --vectors gives; auto: the card's, from its bandwidth per SM (Little's law,
+ * reduce.h), for a grid too large to gather. */
+static struct shape shape_for(const struct options *o, const struct device_info *device, size_t n,
+                              unsigned threads)
+{
+    int given = vectors_given(o->extra[VECTORS_OPTION]);
+    unsigned card = card_vectors(device->peak_gb_per_s / device->sm_count);
+    struct shape shape = {threads, given > 0 ? (unsigned)given : card, o->variant};
+    if (given == 0) shape.vectors = vectors_per_thread(n, threads, card);
+    return shape;
+}
 
 /* Up to ONE_BLOCK_ELEMENTS: the one-block kernel, whatever --threads says. */
 static bool one_block(size_t n)
@@ -46,7 +74,7 @@ static bool one_block(size_t n)
 
 static unsigned blocks_for(size_t n, const struct shape *shape)
 {
-    return one_block(n) ? 1 : grid_blocks(n, shape->threads);
+    return one_block(n) ? 1 : grid_blocks(n, shape->threads, shape->vectors);
 }
 
 /* The longest chain of float additions any element goes through (docs/verification.md): a
@@ -59,7 +87,7 @@ static unsigned depth(size_t n, const struct shape *shape)
 {
     if (one_block(n)) return ONE_BLOCK_VECTORS + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
     size_t blocks = blocks_for(n, shape), per_round = (size_t)shape->threads * FLOATS_PER_VECTOR;
-    size_t own = VECTORS_PER_THREAD + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    size_t own = shape->vectors + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
     size_t last = (blocks + per_round - 1) / per_round + LANE_LEVELS + EDGE_LEVELS +
                   2 * WARP_LEVELS;
     size_t gathered = (blocks + shape->threads - 1) / shape->threads + 2 * WARP_LEVELS;
@@ -67,8 +95,9 @@ static unsigned depth(size_t n, const struct shape *shape)
     return (unsigned)(own + (shape->variant == VARIANT_ATOMIC_ADD ? blocks : last));
 }
 
-/* Device memory beside the input: a 64-bit word per block for its sum, the total, and the
- * ticket counter, all zeroed once here; each launch leaves the words and the counter 0. */
+/* Device memory beside the input: the block sums (the gatherer's 64-bit words, then the
+ * ticket's floats), the total, and the ticket counter, all zeroed once here; each launch
+ * leaves the gatherer's words and the counter 0. */
 struct buffers {
     float *block_sums, *total;
     unsigned *ticket_counter;
@@ -76,11 +105,11 @@ struct buffers {
 
 static bool buffers_create(struct buffers *b, unsigned blocks)
 {
-    size_t words = (size_t)blocks * sizeof(unsigned long long);
-    CUDA_TRY(cudaMalloc((void **)&b->block_sums, words + sizeof(float)));
+    size_t bytes = block_sums_bytes(blocks);
+    CUDA_TRY(cudaMalloc((void **)&b->block_sums, bytes + sizeof(float)));
     CUDA_TRY(cudaMalloc((void **)&b->ticket_counter, sizeof(unsigned)));
-    b->total = (float *)((char *)b->block_sums + words);
-    CUDA_TRY(cudaMemset(b->block_sums, 0, words));
+    b->total = (float *)((char *)b->block_sums + bytes);
+    CUDA_TRY(cudaMemset(b->block_sums, 0, bytes));
     return CUDA_OK(cudaMemset(b->ticket_counter, 0, sizeof(unsigned)));
 }
 
@@ -99,7 +128,8 @@ static bool reduce(const float *input, size_t n, const struct shape *shape, cons
     if (shape->variant == VARIANT_ATOMIC_ADD)
         CUDA_TRY(cudaMemsetAsync(b->total, 0, sizeof(float), 0));
     CUDA_TRY(reduce_in_one_launch(input, n, b->block_sums, b->ticket_counter, b->total,
-                                  blocks_for(n, shape), shape->threads, shape->variant, 0));
+                                  blocks_for(n, shape), shape->threads, shape->vectors,
+                                  shape->variant, 0));
     return true;
 }
 
@@ -114,7 +144,7 @@ static void describe_launch(struct report *report, size_t n, const struct shape 
     else
         snprintf(report->launch, sizeof report->launch,
                  "%u blocks x %u threads, %d float4 per thread, all in flight at once; 1 launch%s",
-                 blocks_for(n, shape), shape->threads, VECTORS_PER_THREAD,
+                 blocks_for(n, shape), shape->threads, shape->vectors,
                  shape->variant == VARIANT_GATHER && !gathers(blocks_for(n, shape), shape->variant)
                      ? " (more blocks than the gatherer reads: the ticket finishes)"
                      : "");
@@ -132,7 +162,7 @@ static bool scratch_create(float **scratch, size_t n)
  * --ceilings the three ceilings), the check against the host's exact sum, and the report. */
 static int measure(const struct options *o, const struct device_info *device, size_t n)
 {
-    struct shape shape = {o->threads, o->variant};
+    struct shape shape = shape_for(o, device, n, o->threads);
     struct report report = report_start(&STEP, device, o, n);
     struct input input = {0};
     struct timer timer = {0};
@@ -173,7 +203,7 @@ done:
 static int check_all(const struct options *o, const struct device_info *device)
 {
     struct check *check = check_start(&STEP, o, device);
-    struct shape largest = {STEP.min_threads, o->variant}; /* the most blocks */
+    struct shape largest = {STEP.min_threads, FEW_VECTORS, o->variant}; /* the most blocks */
     struct buffers buffers = {0};
     struct check_case c;
     bool ran = false;
@@ -181,7 +211,7 @@ static int check_all(const struct options *o, const struct device_info *device)
     if (check == NULL) return EXIT_ENVIRONMENT;
     if (!buffers_create(&buffers, blocks_for(CHECK_LARGEST_N, &largest))) goto done;
     while (check_next(check, &c)) {
-        struct shape shape = {c.threads, o->variant};
+        struct shape shape = shape_for(o, device, c.n, c.threads);
         float total = 0;
         if (!reduce(c.input, c.n, &shape, &buffers)) goto done;
         if (!total_read(buffers.total, &total)) goto done;
@@ -204,6 +234,11 @@ int main(int argc, char **argv)
                 "%s: '--ceilings' prints beside the full report: not with --check, --csv or "
                 "--quiet\n(%s/run --help lists the options)\n",
                 STEP.name, STEP.name);
+        return EXIT_USAGE;
+    }
+    if (vectors_given(options.extra[VECTORS_OPTION]) < 0) {
+        fprintf(stderr, "%s: '--vectors %s': %d, %d or auto\n(%s/run --help lists the options)\n",
+                STEP.name, options.extra[VECTORS_OPTION], FEW_VECTORS, MANY_VECTORS, STEP.name);
         return EXIT_USAGE;
     }
     if (!device_open(&device, STEP.name)) return EXIT_ENVIRONMENT;

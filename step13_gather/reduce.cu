@@ -13,10 +13,15 @@
  *         all there by the time it has done its own loads), adds them in index order, the
  *         same order on every run, and clears them for the next launch. One block reading
  *         every word costs more than the ticket's trips once there are thousands of them:
- *         past GATHER_MOST_BLOCKS blocks the ticket finishes (it now clears its sums too).
- *         The ticket alone stays as --variant ticket, to be measured beside it.
+ *         past GATHER_MOST_BLOCKS blocks the ticket finishes, writing its plain float sums
+ *         past the gatherer's words, so that it has nothing to clear. The ticket alone stays
+ *         as --variant ticket, to be measured beside it. And the float4 each thread keeps in
+ *         flight are no longer fixed at 8: a card with more bandwidth per SM needs more bytes
+ *         on their way (Little's law), so the host picks 8 or 12 from the card (reduce.h).
  * Profile: per launch, one atomic per block at its start instead of a fence and an atomic at
- *         its end; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time. */
+ *         its end; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time; with
+ *         12 float4 a thread, more registers and fewer blocks an SM, the same bytes in flight
+ *         per SM but in blocks that live longer. */
 #include <stdint.h>
 #include <cuda/atomic>
 
@@ -88,31 +93,31 @@ static __device__ float4 strided_sum(const float4 *vectors, size_t count, size_t
     return sum;
 }
 
-/* Block b owns BLOCK_SIZE * VECTORS_PER_THREAD consecutive float4; thread t reads the ones at
+/* Block b owns BLOCK_SIZE * VECTORS consecutive float4; thread t reads the ones at
  * t, t + BLOCK_SIZE, ... (a warp's load covers 512 contiguous bytes), all before the first
  * add. Only the last block tests each load: behind a test apiece, the compiler keeps fewer
  * loads in flight. Threads 0..3 of the grid also add a float of the head and of the tail. */
-template <unsigned BLOCK_SIZE>
+template <unsigned BLOCK_SIZE, unsigned VECTORS>
 static __device__ float thread_sum(const float *in, size_t n)
 {
     const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     struct split_input split = split_at_alignment(in, n);
     size_t thread = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x;
-    size_t first = (size_t)blockIdx.x * BLOCK_SIZE * VECTORS_PER_THREAD + threadIdx.x;
-    float4 loaded[VECTORS_PER_THREAD], sum = zero;
-    if (first + (VECTORS_PER_THREAD - 1) * BLOCK_SIZE < split.body_vectors) { /* all in bounds */
+    size_t first = (size_t)blockIdx.x * BLOCK_SIZE * VECTORS + threadIdx.x;
+    float4 loaded[VECTORS], sum = zero;
+    if (first + (VECTORS - 1) * BLOCK_SIZE < split.body_vectors) { /* all in bounds */
 #pragma unroll
-        for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
+        for (unsigned k = 0; k < VECTORS; k++)
             loaded[k] = __ldg(split.body + first + k * BLOCK_SIZE);
     } else {
 #pragma unroll
-        for (unsigned k = 0; k < VECTORS_PER_THREAD; k++)
+        for (unsigned k = 0; k < VECTORS; k++)
             loaded[k] = first + k * BLOCK_SIZE < split.body_vectors
                             ? __ldg(split.body + first + k * BLOCK_SIZE)
                             : zero;
     }
 #pragma unroll
-    for (unsigned k = 0; k < VECTORS_PER_THREAD; k++) sum = plus(sum, loaded[k]);
+    for (unsigned k = 0; k < VECTORS; k++) sum = plus(sum, loaded[k]);
     float edges = (thread < split.head_length ? split.head[thread] : 0.0f) +
                   (thread < split.tail_length ? split.tail[thread] : 0.0f);
     return sum_lanes(sum) + edges;
@@ -199,7 +204,7 @@ static __device__ float gather_block_sums(unsigned long long *tagged_sums, unsig
     return sum;
 }
 
-template <unsigned BLOCK_SIZE, int VARIANT>
+template <unsigned BLOCK_SIZE, unsigned VECTORS, int VARIANT>
 __global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in, size_t n,
                                                                 float *block_sums,
                                                                 unsigned *ticket_counter,
@@ -209,7 +214,7 @@ __global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in,
     unsigned drawn = 0;
     /* Drawn before the loads are issued, used after them: the loads do not wait for it. */
     if (VARIANT == VARIANT_GATHER && threadIdx.x == 0) drawn = atomicAdd(ticket_counter, 1u);
-    float sum = thread_sum<BLOCK_SIZE>(in, n);
+    float sum = thread_sum<BLOCK_SIZE, VECTORS>(in, n);
     if (VARIANT == VARIANT_GATHER && threadIdx.x == 0) start_ticket = drawn;
     sum = block_sum<BLOCK_SIZE>(sum);
     if (VARIANT == VARIANT_GATHER) {
@@ -229,13 +234,13 @@ __global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in,
         if (threadIdx.x == 0) atomicAdd(total, sum);
         return;
     }
-    if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;
+    /* Past the gatherer's words: they stay 0 for the next launch that gathers. */
+    float *ticket_sums = block_sums + TICKET_SUMS_OFFSET;
+    if (threadIdx.x == 0) ticket_sums[blockIdx.x] = sum;
     if (!last_block_atomic_ref(ticket_counter)) return;
     /* Every block sum is written and visible. __syncthreads_or was also the barrier that
      * block_sum needs before it runs again: warp 0 is done reading warp_sums. */
-    sum = block_sum<BLOCK_SIZE>(sum_of_block_sums<BLOCK_SIZE>(block_sums, gridDim.x));
-    /* block_sum's barrier is behind every read of the sums: leave them 0, as the gather expects */
-    for (unsigned i = threadIdx.x; i < gridDim.x; i += BLOCK_SIZE) block_sums[i] = 0.0f;
+    sum = block_sum<BLOCK_SIZE>(sum_of_block_sums<BLOCK_SIZE>(ticket_sums, gridDim.x));
     if (threadIdx.x == 0) {
         *total = sum;
         *ticket_counter = 0; /* every other block has its ticket: nobody else reads it */
@@ -267,29 +272,53 @@ __global__ __launch_bounds__(ONE_BLOCK_THREADS) void reduce_small(const float *i
 typedef void (*block_kernel)(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
                              float *total);
 
-/* One instantiation per block size that host.c accepts, for each variant. */
+/* One instantiation per block size that host.c accepts and per count of float4 a thread, for
+ * each variant. */
 struct instantiation {
-    unsigned block_size;
+    unsigned block_size, vectors;
     block_kernel by_variant[3];
 };
-#define VARIANTS(size)                                                                             \
+#define VARIANTS(size, vectors)                                                                    \
     {                                                                                              \
-        size,                                                                                      \
+        size, vectors,                                                                             \
         {                                                                                          \
-            reduce_last_block<size, VARIANT_GATHER>, reduce_last_block<size, VARIANT_TICKET>,      \
-                reduce_last_block<size, VARIANT_ATOMIC_ADD>                                        \
+            reduce_last_block<size, vectors, VARIANT_GATHER>,                                      \
+                reduce_last_block<size, vectors, VARIANT_TICKET>,                                  \
+                reduce_last_block<size, vectors, VARIANT_ATOMIC_ADD>                               \
         }                                                                                          \
     }
-static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
-    VARIANTS(32), VARIANTS(64), VARIANTS(128), VARIANTS(256), VARIANTS(512), VARIANTS(1024),
+#define BOTH_COUNTS(size) VARIANTS(size, FEW_VECTORS), VARIANTS(size, MANY_VECTORS)
+static const struct instantiation KERNELS[] = {
+    BOTH_COUNTS(32),  BOTH_COUNTS(64),  BOTH_COUNTS(128),
+    BOTH_COUNTS(256), BOTH_COUNTS(512), BOTH_COUNTS(1024),
 };
 
-/* One block per block_size * FLOATS_PER_THREAD floats, at least one: every float4 of the
- * body, at most n / 4 of them, has a thread. */
-extern "C" unsigned grid_blocks(size_t n, unsigned block_size)
+/* One block per threads * vectors float4, at least one: every float4 of the body, at most
+ * n / 4 of them, has a thread. */
+extern "C" unsigned grid_blocks(size_t n, unsigned threads, unsigned vectors)
 {
-    size_t per_block = (size_t)block_size * FLOATS_PER_THREAD;
+    size_t per_block = (size_t)threads * vectors * FLOATS_PER_VECTOR;
     return n > per_block ? (unsigned)((n + per_block - 1) / per_block) : 1;
+}
+
+/* FEW_VECTORS scaled by the card's bandwidth per SM over the one where they are enough, then
+ * rounded up to a count the kernel is compiled for. */
+extern "C" unsigned card_vectors(double gb_per_s_per_sm)
+{
+    double wanted = FEW_VECTORS * gb_per_s_per_sm / FEW_VECTORS_ENOUGH_GB_PER_S_PER_SM;
+    return wanted <= FEW_VECTORS ? FEW_VECTORS : MANY_VECTORS;
+}
+
+extern "C" unsigned vectors_per_thread(size_t n, unsigned threads, unsigned card)
+{
+    return grid_blocks(n, threads, FEW_VECTORS) <= GATHER_MOST_BLOCKS ? (unsigned)FEW_VECTORS
+                                                                      : card;
+}
+
+/* The gatherer's words, then the ticket's floats: the total goes after both. */
+extern "C" size_t block_sums_bytes(unsigned blocks)
+{
+    return TICKET_SUMS_OFFSET * sizeof(float) + (size_t)blocks * sizeof(float);
 }
 
 /* One block reads every published word: past GATHER_MOST_BLOCKS of them that read costs more
@@ -301,12 +330,13 @@ extern "C" bool gathers(unsigned blocks, int variant)
 
 extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                             unsigned *ticket_counter, float *total, unsigned blocks,
-                                            unsigned threads, int variant, cudaStream_t stream)
+                                            unsigned threads, unsigned vectors, int variant,
+                                            cudaStream_t stream)
 {
     if (variant < VARIANT_GATHER || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
     if (!gathers(blocks, variant)) variant = VARIANT_TICKET;
-    for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
-        if (instance.block_size != threads) continue;
+    for (const struct instantiation &instance : KERNELS) {
+        if (instance.block_size != threads || instance.vectors != vectors) continue;
         instance.by_variant[variant]<<<blocks, threads, 0, stream>>>(in, n, block_sums,
                                                                      ticket_counter, total);
         return cudaGetLastError();

@@ -10,10 +10,19 @@
 extern "C" {
 #endif
 
-/* A float4 is four floats: 16 bytes, read by one load instruction. Each thread reads
- * VECTORS_PER_THREAD of them, all issued before the first is added, and nothing else. */
-enum { FLOATS_PER_VECTOR = 4, VECTORS_PER_THREAD = 8 };
-enum { FLOATS_PER_THREAD = VECTORS_PER_THREAD * FLOATS_PER_VECTOR };
+/* A float4 is four floats: 16 bytes, read by one load instruction. Each thread of the grid
+ * kernel reads FEW_VECTORS or MANY_VECTORS of them, all issued before the first is added, and
+ * nothing else: the host chooses per launch (vectors_per_thread). */
+enum { FLOATS_PER_VECTOR = 4, FEW_VECTORS = 8, MANY_VECTORS = 12 };
+/* Little's law: the bytes a card must keep in flight grow with its bandwidth per SM. 8 float4
+ * a thread keep an SM busy up to FEW_VECTORS_ENOUGH_GB_PER_S_PER_SM (the H100's 25.4 GB/s
+ * per SM, measured); a card with more bandwidth per SM and about the same latency needs
+ * proportionally more, rounded up to the counts the kernel is compiled for. */
+#define FEW_VECTORS_ENOUGH_GB_PER_S_PER_SM 26.0
+unsigned card_vectors(double gb_per_s_per_sm);
+/* The card's count for a grid too large to gather; FEW_VECTORS for one the gatherer finishes,
+ * where more, shorter blocks start sooner. */
+unsigned vectors_per_thread(size_t n, unsigned threads, unsigned card);
 /* Up to ONE_BLOCK_ELEMENTS floats, a kernel of its own: one block of ONE_BLOCK_THREADS, each
  * thread one group of ONE_BLOCK_VECTORS float4. */
 enum { ONE_BLOCK_THREADS = 256, ONE_BLOCK_VECTORS = 4 };
@@ -23,24 +32,32 @@ enum { ONE_BLOCK_ELEMENTS = ONE_BLOCK_THREADS * ONE_BLOCK_VECTORS * FLOATS_PER_V
 enum { VARIANT_GATHER, VARIANT_TICKET, VARIANT_ATOMIC_ADD };
 /* The most blocks whose sums the gatherer reads; a larger grid finishes with the ticket. */
 enum { GATHER_MOST_BLOCKS = 2048 };
+/* block_sums holds the gatherer's GATHER_MOST_BLOCKS 64-bit words (two floats each), then the
+ * ticket's plain float sums, one per block: the ticket never writes where the gatherer reads,
+ * so it leaves nothing to clear. The offset, in floats, is a multiple of 4: float4 reads. */
+enum { TICKET_SUMS_OFFSET = GATHER_MOST_BLOCKS * 2 };
+
+/* The bytes of block_sums for a launch of `blocks` blocks, with any variant. */
+size_t block_sums_bytes(unsigned blocks);
 
 /* Whether a launch of `blocks` blocks with `variant` finishes by gathering. */
 bool gathers(unsigned blocks, int variant);
 
-/* The grid kernel's block count for n floats: one block per block_size * FLOATS_PER_THREAD. */
-unsigned grid_blocks(size_t n, unsigned block_size);
+/* The grid kernel's block count for n floats: one block per threads * vectors float4. */
+unsigned grid_blocks(size_t n, unsigned threads, unsigned vectors);
 
 /* One launch, enqueued on `stream`, of `blocks` blocks of `threads` threads (32, 64, ... 1024)
  * over in[0..n), any alignment of `in`, that leaves the sum in *total. Each thread reads its
- * share once, so `blocks` must cover n: grid_blocks(n, threads).
- * block_sums has room for `blocks` 64-bit words (VARIANT_GATHER publishes each block's sum as
- * one), starts on a 16-byte boundary (as cudaMalloc's memory does) and is zeroed before the
- * first launch; the launch leaves it zeroed. *ticket_counter is 0 before the launch, and the
- * launch leaves it 0.
+ * `vectors` float4 (FEW_VECTORS or MANY_VECTORS) once, so `blocks` must cover n:
+ * grid_blocks(n, threads, vectors).
+ * block_sums has block_sums_bytes(blocks) bytes, starts on a 16-byte boundary (as cudaMalloc's
+ * memory does), and its gatherer's words are zeroed before the first launch; every launch
+ * leaves them zeroed. *ticket_counter is 0 before the launch, and the launch leaves it 0.
  * VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch. */
 cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                  unsigned *ticket_counter, float *total, unsigned blocks,
-                                 unsigned threads, int variant, cudaStream_t stream);
+                                 unsigned threads, unsigned vectors, int variant,
+                                 cudaStream_t stream);
 
 /* n <= ONE_BLOCK_ELEMENTS, any alignment of `in`: one block of ONE_BLOCK_THREADS, enqueued on
  * `stream`, leaves the sum in *total. */

@@ -37,10 +37,11 @@ static const struct step_info STEP = {
 /* K values meet in K - 1 additions, in whatever order NCCL takes them: after each GPU's
  * kernel (local) or before it (elementwise); gather has one kernel over all n. The longest
  * shard has the longest chain. */
-static unsigned depth(size_t n, int gpus, unsigned threads, int variant)
+static unsigned depth(size_t n, const struct team *t, unsigned threads, int variant)
 {
-    if (variant == DATA_GATHERED) return reduce_depth(n, threads);
-    return (unsigned)gpus - 1 + reduce_depth(shard_start(n, 1, gpus), threads);
+    unsigned card = team_card_vectors(t);
+    if (variant == DATA_GATHERED) return reduce_depth(n, threads, card);
+    return (unsigned)t->size - 1 + reduce_depth(shard_start(n, 1, t->size), threads, card);
 }
 
 /* Where a GPU's reduction reads, and how much: its shard (local), the elementwise sums of the
@@ -132,7 +133,7 @@ static int measure(struct team *t, const struct options *o, size_t n)
              "%d shard(s) of %zu .. %zu floats; step13's kernel (--threads %u) on %s", t->size,
              n / t->size, shard_start(n, 1, t->size), o->threads,
              o->variant == DATA_GATHERED ? "GPU 0 over all n" : "every GPU over a shard's length");
-    report_judge(&report, &whole.reference, depth(n, t->size, o->threads, o->variant));
+    report_judge(&report, &whole.reference, depth(n, t, o->threads, o->variant));
     status = EXIT_CORRECT; /* a process that holds no total has nothing to judge */
     if (!held) goto done;
     report_print(&report, o);
@@ -161,7 +162,7 @@ static int check_all(struct team *t, const struct options *o, const struct devic
         if (o->variant == DATA_GATHERED && !team_poison(t, c.n)) goto done;
         if (!run_variant(t, c.n, c.threads, o->variant)) goto done;
         if (!team_total(t, o->variant, &total, &held)) goto done;
-        if (held) check_record(check, &c, total, depth(c.n, t->size, c.threads, o->variant));
+        if (held) check_record(check, &c, total, depth(c.n, t, c.threads, o->variant));
     }
     ran = true;
 done:

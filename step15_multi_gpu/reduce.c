@@ -24,20 +24,23 @@ cudaError_t reduce_on_stream(const float *in, size_t n, unsigned threads, const 
                              cudaStream_t stream)
 {
     if (n <= ONE_BLOCK_ELEMENTS) return reduce_in_one_block(in, (unsigned)n, s->total, stream);
+    unsigned vectors = vectors_per_thread(n, threads, s->card_vectors);
     return reduce_in_one_launch(in, n, s->block_sums, s->ticket_counter, s->total,
-                                grid_blocks(n, threads), threads, VARIANT_GATHER, stream);
+                                grid_blocks(n, threads, vectors), threads, vectors, VARIANT_GATHER,
+                                stream);
 }
 
 /* As step13's host.c counts it: a thread's float4 in a row, their lanes, the head and tail
  * floats, the block's shuffles; then the gatherer's loop over every threads-th block sum and
  * its shuffles, or, for a grid too large to gather, the last block's loop over the sums as
  * float4, their lanes, the 0..3 after them and its shuffles. */
-unsigned reduce_depth(size_t n, unsigned threads)
+unsigned reduce_depth(size_t n, unsigned threads, unsigned card)
 {
     if (n <= ONE_BLOCK_ELEMENTS)
         return ONE_BLOCK_VECTORS + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
-    unsigned blocks = grid_blocks(n, threads);
-    size_t own = VECTORS_PER_THREAD + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    unsigned vectors = vectors_per_thread(n, threads, card);
+    unsigned blocks = grid_blocks(n, threads, vectors);
+    size_t own = vectors + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
     size_t gathered = (blocks + threads - 1) / threads + 2 * WARP_LEVELS;
     size_t per_round = (size_t)threads * FLOATS_PER_VECTOR;
     size_t last = (blocks + per_round - 1) / per_round + LANE_LEVELS + EDGE_LEVELS +

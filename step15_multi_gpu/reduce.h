@@ -19,14 +19,15 @@ enum { FEWEST_THREADS = 128, MOST_THREADS = 1024, DEFAULT_THREADS = 512 };
 
 /* Device memory the launch needs beside its input, on the GPU that runs it. */
 struct scratch {
-    float *block_sums;        /* a 64-bit word per block of grid_blocks(), zeroed once */
+    float *block_sums;        /* block_sums_bytes(grid_blocks()) bytes, zeroed once */
     float *total;             /* where the launch leaves the sum */
     unsigned *ticket_counter; /* 0 before and after every launch */
+    unsigned card_vectors;    /* float4 a thread for the card: card_vectors() of step13 */
 };
 
 /* The longest chain of float additions any element goes through in reduce_on_stream over n
  * elements (docs/verification.md): what the error bound of a float total is made of. */
-unsigned reduce_depth(size_t n, unsigned threads);
+unsigned reduce_depth(size_t n, unsigned threads, unsigned card_vectors);
 
 /* The sum of in[0..n), any n and any alignment of `in`, into *s->total, enqueued on `stream`
  * of the current device: the one-block kernel up to ONE_BLOCK_ELEMENTS, otherwise one launch

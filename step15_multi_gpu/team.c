@@ -345,16 +345,22 @@ size_t shard_start(size_t n, int rank, int size)
     return (n * (size_t)rank + (size_t)size - 1) / (size_t)size;
 }
 
-/* step13's device memory beside the input, for the most blocks any block size needs: a 64-bit
- * word per block, the total, and the ticket counter, zeroed once; each launch leaves them 0. */
+/* step13's device memory beside the input, for the most blocks any block size needs: the
+ * block sums, the total, and the ticket counter, zeroed once; each launch leaves them 0. */
 static bool scratch_create(struct scratch *s, size_t n)
 {
-    size_t words = (size_t)grid_blocks(n, FEWEST_THREADS) * sizeof(unsigned long long);
-    CUDA_TRY(cudaMalloc((void **)&s->block_sums, words + sizeof(float)));
+    size_t bytes = block_sums_bytes(grid_blocks(n, FEWEST_THREADS, FEW_VECTORS));
+    CUDA_TRY(cudaMalloc((void **)&s->block_sums, bytes + sizeof(float)));
     CUDA_TRY(cudaMalloc((void **)&s->ticket_counter, sizeof(unsigned)));
-    s->total = (float *)((char *)s->block_sums + words);
-    CUDA_TRY(cudaMemset(s->block_sums, 0, words));
+    s->total = (float *)((char *)s->block_sums + bytes);
+    CUDA_TRY(cudaMemset(s->block_sums, 0, bytes));
     return CUDA_OK(cudaMemset(s->ticket_counter, 0, sizeof(unsigned)));
+}
+
+/* step13's float4 a thread for these GPUs (one model): their bandwidth per SM. */
+unsigned team_card_vectors(const struct team *t)
+{
+    return card_vectors(t->together.peak_gb_per_s / t->together.sm_count);
 }
 
 bool team_buffers(struct team *t, size_t n, bool summed)
@@ -369,6 +375,7 @@ bool team_buffers(struct team *t, size_t n, bool summed)
         if (summed)
             CUDA_TRY(cudaMalloc((void **)&g->summed, (longest > 0 ? longest : 1) * sizeof(float)));
         if (!scratch_create(&g->scratch, room)) return false;
+        g->scratch.card_vectors = team_card_vectors(t);
     }
     return true;
 }

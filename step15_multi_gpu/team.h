@@ -86,6 +86,8 @@ int team_end(struct team *team, int status);
 size_t shard_start(size_t n, int rank, int size);
 /* Room for n elements: on rank 0's GPU all of them, on the others the longest shard. */
 bool team_buffers(struct team *team, size_t n, bool summed);
+/* step13's float4 a thread for these GPUs (card_vectors): from their bandwidth per SM. */
+unsigned team_card_vectors(const struct team *team);
 void team_buffers_free(struct team *team);
 /* Rank 0's GPU gets all n elements, copied from `whole` (host or device memory); every other
  * GPU its shard of `host`, then zeros up to the longest shard's length. */

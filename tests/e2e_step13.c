@@ -1,0 +1,75 @@
+/* step13's --vectors: the float4 each thread of the grid keeps in flight. The host picks 8 or
+ * 12 from the card's bandwidth per SM (Little's law, step13_gather/reduce.h); a card picks one,
+ * so --check runs both counts here, and the report names the count it launched. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "toolbox.h"
+
+static const double CHECK_TIMEOUT_S = 900, RUN_TIMEOUT_S = 300;
+enum { LINE_SIZE = 1024 };
+static const char *const COUNTS[] = {"8", "12"};
+enum { COUNT_COUNT = sizeof COUNTS / sizeof COUNTS[0] };
+
+static const struct ladder_step *step13(void)
+{
+    for (int s = 0; s < LADDER_STEPS; s++)
+        if (strcmp(LADDER[s].name, "step13") == 0) return &LADDER[s];
+    cr_assert_fail("step13 is not in the ladder the tests know");
+    return NULL;
+}
+
+Test(usage, step13_vectors_takes_8_12_or_auto_only)
+{
+    static const char *const bad[] = {"9", "0", "twelve", "12x", ""};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        struct finished run = STEP_RUN(step13(), GPUS_HIDDEN, "--vectors", bad[b]);
+        cr_expect_eq(run.exit_code, EXIT_USAGE, "--vectors '%s': exit %d\n%s", bad[b],
+                     run.exit_code, run.err);
+        cr_expect(strstr(run.err, "--vectors") != NULL, "the message names the option:\n%s",
+                  run.err);
+        finished_free(&run);
+    }
+    static const char *const good[] = {"8", "12", "auto"};
+    for (size_t g = 0; g < sizeof good / sizeof good[0]; g++) {
+        struct finished run = STEP_RUN(step13(), GPUS_HIDDEN, "--vectors", good[g]);
+        cr_expect_eq(run.exit_code, EXIT_ENVIRONMENT, "--vectors %s: exit %d\n%s", good[g],
+                     run.exit_code, run.err);
+        finished_free(&run);
+    }
+}
+
+/* Every case of the matrix with each count, for the gather and the ticket finishes. */
+Test(gpu, step13_check_passes_with_8_and_with_12_vectors, .timeout = CHECK_TIMEOUT_S)
+{
+    require_gpu();
+    static const char *const finishes[] = {"gather", "ticket"};
+    char summary[LINE_SIZE];
+    for (int c = 0; c < COUNT_COUNT; c++)
+        for (size_t f = 0; f < sizeof finishes / sizeof finishes[0]; f++) {
+            struct finished run = STEP_RUN(step13(), GPUS_VISIBLE, "--check", "--vectors",
+                                           COUNTS[c], "--variant", finishes[f]);
+            cr_expect_eq(run.exit_code, EXIT_CORRECT, "--vectors %s --variant %s:\n%s", COUNTS[c],
+                         finishes[f], run.out);
+            cr_expect(starts_with(last_line(run.out, summary, sizeof summary), "check: all "), "%s",
+                      summary);
+            finished_free(&run);
+        }
+}
+
+/* Past the gatherer's grids (2^26 floats) the launch line names the count that ran. */
+Test(gpu, step13_launch_line_names_the_vectors_it_ran, .timeout = RUN_TIMEOUT_S)
+{
+    require_gpu();
+    for (int c = 0; c < COUNT_COUNT; c++) {
+        char expected[LINE_SIZE];
+        struct finished run = STEP_RUN(step13(), GPUS_VISIBLE, "-n", "2^26", "--iters", "2",
+                                       "--no-cub", "--vectors", COUNTS[c]);
+        snprintf(expected, sizeof expected, "%s float4 per thread", COUNTS[c]);
+        cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s", run.out);
+        cr_expect(strstr(run.out, expected) != NULL, "'%s' in:\n%s", expected, run.out);
+        finished_free(&run);
+    }
+}
