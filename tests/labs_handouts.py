@@ -6,17 +6,20 @@ contain its answer"), read by tests/labs_handouts.c.
       Every run of six or more tokens of the model answer's code (the reduce.cu of the step the
       lab completes, labs/steps.txt; comments left out) that the student has not already been
       shown, and that the handout, the starter's comments or a section the handout links to
-      contains. Shown already: the code of the steps before the lab (their reduce.cu) and the
-      starter's own code outside its comments. --extra-text adds a file to what the student
-      reads (the test plants the answer there to see that a run is found). Exit 1 when there
-      is one, with each run printed.
+      contains. Shown already: every six tokens in a row of the code of the steps before the
+      lab (their reduce.cu) and of the starter's own code outside its comments; these are
+      taken out of the answer's runs, and a stretch of the text in which every six tokens in
+      a row are one of the answer's remaining runs is reported, whole. --extra-text adds a
+      file to what the student reads (the test plants the answer there to see that a run is
+      found). Exit 1 when there is one, with each run printed.
 
   labs_handouts.py reading LAB
       The words of what "Read first" assigns (the linked sections, each heading with the text
       under it down to the next heading of its level or above; a link with no anchor is the
       whole file) against the handout's own statement "(about W words, about M minutes)":
       W within 10% of the count, and M at least the count at 250 words a minute and at most
-      twice that. Exit 1 otherwise.
+      twice that (plus 5 minutes); "**Time:** about H hours: M minutes of reading, A for ...,
+      B for ..." gives the same M, and its parts add up to H hours. Exit 1 otherwise.
 
 C tokens: identifiers, numbers (preprocessing numbers: 1u, 0.0f, 0xffffffffu), string and
 character literals in code, and punctuators, the longest first. Prose is cut into tokens the
@@ -76,13 +79,6 @@ def text_tokens(text):
 
 def runs_of(tokens, length):
     return {tuple(tokens[i:i + length]) for i in range(len(tokens) - length + 1)}
-
-
-def contains(haystack, needle):
-    """Whether the token list needle occurs in the token list haystack, contiguously."""
-    first, length = needle[0], len(needle)
-    return any(haystack[i:i + length] == needle for i, token in enumerate(haystack)
-               if token == first)
 
 
 # ---- the labs and their files -----------------------------------------------------------------
@@ -189,27 +185,27 @@ def handed_out_runs(lab, extra):
     for path in extra:
         texts[path] = read(path)
 
-    answer_runs = runs_of(answer, RUN_LENGTH)
+    shown_runs = set()
+    for tokens in shown:
+        shown_runs.update(runs_of(tokens, RUN_LENGTH))
+    new_runs = set(runs_of(answer, RUN_LENGTH)) - shown_runs
     found = []
     for where, text in texts.items():
-        tokens, reported_to = text_tokens(text), 0
-        for i in range(len(tokens) - RUN_LENGTH + 1):
-            if tuple(tokens[i:i + RUN_LENGTH]) not in answer_runs:
+        tokens = text_tokens(text)
+        # Each stretch of the text whose every six tokens in a row are a new run of the answer,
+        # once, from its first token to its last.
+        hits = [tuple(tokens[i:i + RUN_LENGTH]) in new_runs
+                for i in range(len(tokens) - RUN_LENGTH + 1)]
+        i = 0
+        while i < len(hits):
+            if not hits[i]:
+                i += 1
                 continue
-            # The longest run of the answer that starts here.
-            best = RUN_LENGTH
-            for start in range(len(answer) - RUN_LENGTH + 1):
-                if answer[start:start + RUN_LENGTH] != tokens[i:i + RUN_LENGTH]:
-                    continue
-                length = RUN_LENGTH
-                while (i + length < len(tokens) and start + length < len(answer)
-                       and tokens[i + length] == answer[start + length]):
-                    length += 1
-                best = max(best, length)
-            run = tokens[i:i + best]
-            if i + best > reported_to and not any(contains(earlier, run) for earlier in shown):
-                found.append((where, " ".join(run)))
-                reported_to = i + best
+            end = i
+            while end + 1 < len(hits) and hits[end + 1]:
+                end += 1
+            found.append((where, " ".join(tokens[i:end + RUN_LENGTH])))
+            i = end + 1
     return found
 
 
@@ -245,9 +241,17 @@ def reading(lab):
                         f"{WORDS_PER_MINUTE} words a minute")
     if minutes * WORDS_PER_MINUTE > 2 * counted + 5 * WORDS_PER_MINUTE:
         problems.append(f"{minutes} minutes for {counted} words: the time is not the reading's")
-    time_line = re.search(r"\*\*Time:\*\*[^:]*: ([0-9]+) minutes of reading", handout)
-    if time_line is None or int(time_line.group(1)) != minutes:
-        problems.append("\"**Time:**\" does not give the same minutes of reading")
+    time_line = re.search(r"\*\*Time:\*\* about ([0-9.]+) hours?: ([0-9]+) minutes of reading"
+                          r"((?:, [0-9]+ for [^,]*)+)", " ".join(handout.split()))
+    if time_line is None or int(time_line.group(2)) != minutes:
+        problems.append("\"**Time:** about H hours: M minutes of reading, A for ..., B for ...\" "
+                        "does not give the same minutes of reading")
+    else:
+        parts = [minutes] + [int(part)
+                             for part in re.findall(r", ([0-9]+) for", time_line.group(3))]
+        if sum(parts) != round(float(time_line.group(1)) * 60):
+            problems.append(f"\"**Time:**\" says {time_line.group(1)} hours, its parts add up to "
+                            f"{sum(parts)} minutes")
     for problem in problems:
         print(f"{handout_path}: {problem}")
     return not problems
