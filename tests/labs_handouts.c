@@ -2,7 +2,11 @@
  * README of a step the lab writes (labs/steps.txt) only at its problem section, never at the
  * section with the step's code, never to the step's kernel, and the problem section it links
  * shows none of the kernel's lines; every link into a step README lands on a heading that
- * exists; every handout has its graded hints, each folded in a <details>. */
+ * exists; every handout has its graded hints, each folded in a <details>. No run of six or
+ * more tokens of the model answer's code that the steps before the lab do not show is in the
+ * handout, the starter's comments or a section the handout links to; and the reading the
+ * handout assigns is as long as it says, at 250 words a minute at most. Those two are read
+ * by tests/labs_handouts.py, which says how. */
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <errno.h>
@@ -10,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "harness.h"
 
 enum {
     MAX_LABS = 16,
@@ -243,5 +249,57 @@ Test(labs_handouts, have_graded_hints_folded)
         cr_expect_not_null(strstr(text, "hint 1: a question"),
                            "labs/%s/README.md: the first hint asks", labs[l].name);
         free(text);
+    }
+}
+
+/* ---- the model answer's token runs, and the reading's length (tests/labs_handouts.py) ---- */
+
+static const char HANDOUT_READER[] = "tests/labs_handouts.py";
+
+static struct finished handout_reader_run(const char *command, const char *lab, const char *extra)
+{
+    const char *args[] = {
+        "python3", HANDOUT_READER, command, lab, extra ? "--extra-text" : NULL, extra, NULL};
+    return program_run("/usr/bin/env", GPUS_VISIBLE, args);
+}
+
+Test(labs_handouts, hand_out_no_run_of_the_answer)
+{
+    struct lab labs[MAX_LABS];
+    int count = read_labs(labs);
+    for (int l = 0; l < count; l++) {
+        struct finished run = handout_reader_run("runs", labs[l].name, NULL);
+        cr_expect_eq(run.exit_code, 0, "%s hands out the answer:\n%s%s", labs[l].name, run.out,
+                     run.err);
+        finished_free(&run);
+    }
+}
+
+/* The same reading with the model answer's own file added to it: the runs must be found. */
+Test(labs_handouts, find_the_answer_where_it_is_planted)
+{
+    struct lab labs[MAX_LABS];
+    int count = read_labs(labs);
+    for (int l = 0; l < count; l++) {
+        char answer[PATH_LENGTH];
+        snprintf(answer, sizeof answer, "%s/reduce.cu", labs[l].steps[0]);
+        struct finished run = handout_reader_run("runs", labs[l].name, answer);
+        cr_expect_eq(run.exit_code, 1, "%s with %s added to its reading: exit %d, not 1\n%s%s",
+                     labs[l].name, answer, run.exit_code, run.out, run.err);
+        cr_expect_not_null(strstr(run.out, answer), "%s: no run reported in %s:\n%s", labs[l].name,
+                           answer, run.out);
+        finished_free(&run);
+    }
+}
+
+Test(labs_handouts, state_a_reading_time_that_fits_its_words)
+{
+    struct lab labs[MAX_LABS];
+    int count = read_labs(labs);
+    for (int l = 0; l < count; l++) {
+        struct finished run = handout_reader_run("reading", labs[l].name, NULL);
+        cr_expect_eq(run.exit_code, 0, "%s: the reading does not fit what the handout says:\n%s%s",
+                     labs[l].name, run.out, run.err);
+        finished_free(&run);
     }
 }

@@ -17,10 +17,11 @@ __global__ void reduce_strided_index(const float *in, size_t n, float *block_sum
 {
     extern __shared__ float partial[];
     unsigned t = threadIdx.x;
-    /* TODO(lab1) A: thread t of block b copies element b * blockDim.x + t of `in` (a size_t
-     * index: n goes up to 2^32) into partial[t], or 0 where that index is n or more, so that
-     * any n works. Then no thread may read another thread's slot before every thread has
-     * written its own: what makes sure of that? */
+    /* TODO(lab1) A: block b's slice of `in` starts after the slices of blocks 0 to b - 1,
+     * and thread t copies element t of that slice into partial[t], or 0 where its index is n
+     * or more, so that any n works (a size_t index: n goes up to 2^32). Then no thread may
+     * read another thread's slot before every thread has written its own: what makes sure of
+     * that? */
     partial[t] = 0.0f;
     for (unsigned len = 1; len < blockDim.x; len *= 2) {
         /* TODO(lab1) B: one level of the tree. The slots 2*len*k (k = 0, 1, 2, ... while the

@@ -35,10 +35,10 @@ __global__ void reduce_first_add(const float *in, size_t n, float *block_sums)
     }
     __syncthreads();
     /* TODO(lab2) B: the tree, from blockDim.x values in partial[] down to partial[0]: fold
-     * the upper half onto the lower half (len = blockDim.x / 2, then half of that, ...), the
-     * lower len threads each adding one value, so that the 32 lanes of a warp touch 32
-     * consecutive words: 32 different banks. A level must be complete before the next one
-     * reads it. */
+     * the upper half of the values onto the lower half, then the upper half of what is left
+     * onto its lower half, and so on, each thread of the lower half adding one value, so
+     * that the 32 lanes of a warp touch 32 consecutive words: 32 different banks. A level
+     * must be complete before the next one reads it. */
     if (t == 0) block_sums[blockIdx.x] = partial[0];
 }
 

@@ -25,11 +25,12 @@ static __device__ float warp_sum(float value)
     return value;
 }
 
-/* TODO(lab4) A: the sum of the elements this thread owns: thread g = blockIdx.x * BLOCK_SIZE
- * + threadIdx.x adds in[g], in[g + stride], in[g + 2 * stride], ... while the index is below
- * n, where stride is the number of threads in the grid. A warp's 32 lanes then read 32
- * consecutive floats at every step. For more speed issue LOADS_IN_FLIGHT loads before
- * adding any of them (question 5 of the handout measures it). */
+/* TODO(lab4) A: the sum of the elements this thread owns: thread g of the grid (the threads
+ * of the blocks before this one, then its own place in the block) adds in[g],
+ * in[g + stride], in[g + 2 * stride], ... while the index is below n, where stride is the
+ * number of threads in the grid. A warp's 32 lanes then read 32 consecutive floats at every
+ * step. For more speed issue LOADS_IN_FLIGHT loads before adding any of them (question 5 of
+ * the handout measures it). */
 template <unsigned BLOCK_SIZE>
 static __device__ float thread_sum(const float *in, size_t n)
 {

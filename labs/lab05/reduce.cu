@@ -73,21 +73,21 @@ static __device__ float block_sum(float sum)
 
 /* TODO(lab5) A: true in every thread of the block that draws the last ticket, false in the
  * others (document 000's lastBlock()). Thread 0 has just written this block's sum to
- * block_sums; it takes a ticket with atomicAdd(ticket_counter, 1u), and the block holding
- * ticket gridDim.x - 1 is the last. Two orders matter: this block's sum must be visible to
- * the other blocks before its ticket is (a __threadfence() before the atomicAdd), and the
- * last block's reads of the others' sums must come after its ticket (a fence after it, which
- * the document leaves out). __syncthreads_or(x) tells the whole block whether x was true in
- * any of its threads. */
+ * block_sums; one thread of the block takes a ticket from *ticket_counter with an atomic
+ * add, and the block holding the highest of the gridDim.x tickets is the last. Two orders
+ * matter: this block's sum must be visible to the other blocks before its ticket is, and the
+ * last block's reads of the others' sums must come after its ticket. Which fence gives each,
+ * and where does it go? Document 000 writes only one of them. __syncthreads_or(x) tells the
+ * whole block whether x was true in any of its threads. */
 static __device__ bool last_block_fence(unsigned *ticket_counter)
 {
     return false;
 }
 
-/* TODO(lab5) B: the same guard in the C++ memory model: thread 0 takes its ticket with one
- * fetch_add(1u, cuda::memory_order_acq_rel) on a
- * cuda::atomic_ref<unsigned, cuda::thread_scope_device> bound to *ticket_counter. Why does
- * this need no __threadfence()? */
+/* TODO(lab5) B: the same guard in the C++ memory model, with no __threadfence(): thread 0
+ * takes its ticket with one read-modify-write on a cuda::atomic_ref bound to
+ * *ticket_counter (<cuda/atomic> is included). Which scope reaches every block of the grid,
+ * and which memory order does what both fences of A do? */
 static __device__ bool last_block_atomic_ref(unsigned *ticket_counter)
 {
     return false;
