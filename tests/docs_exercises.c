@@ -196,9 +196,11 @@ Test(docs_exercises, result_markers_filled_in_from_exercises_txt)
         unfilled += here;
         free(text);
     }
-    cr_assert_eq(unfilled, 0,
-                 "%d result marker(s) to fill from %s (bash bench/exercises.sh on a GPU)", unfilled,
-                 RESULTS);
+    cr_assert_eq(
+        unfilled, 0,
+        "%d result marker(s) to fill from %s (bash bench/exercises.sh on a GPU, then python3 "
+        "bench/exercises_fill.py)",
+        unfilled, RESULTS);
 }
 
 /* Every heading `stepNN-what` that an answer cites is a "## stepNN-what" line of the file. */
