@@ -138,7 +138,7 @@ Test(docs_exercises, every_exercise_of_every_step_readme_has_its_answer)
     char *answers = answers_section();
     for (int s = 0; s < step_count; s++) {
         char readme[NAME_SIZE + 16], heading[32];
-        snprintf(readme, sizeof readme, "%s/README.md", steps[s]);
+        snprintf(readme, sizeof readme, "%.200s/README.md", steps[s]);
         snprintf(heading, sizeof heading, "### %.6s", steps[s]);
         int exercises = exercise_count(readme);
         char *answered = section_of(answers, heading, "### ");
@@ -184,7 +184,7 @@ Test(docs_exercises, result_markers_filled_in_from_exercises_txt)
     char paths[MOST_STEPS + 1][NAME_SIZE + 16];
     snprintf(paths[0], sizeof paths[0], "%s", GUIDE);
     for (int s = 0; s < step_count; s++)
-        snprintf(paths[s + 1], sizeof paths[s + 1], "%s/README.md", steps[s]);
+        snprintf(paths[s + 1], sizeof paths[s + 1], "%.200s/README.md", steps[s]);
     int unfilled = 0;
     for (int p = 0; p <= step_count; p++) {
         char *text = text_of(paths[p]);
