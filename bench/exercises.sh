@@ -182,13 +182,13 @@ make -s -j"$(nproc)" "${COPIES[@]}" >"$work/build.log" 2>&1 || {
 # output's first HEAD_LINES lines and its last 3, for a sanitizer's long report).
 add() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$work/sections"; }
 timed() { add timed "$1" "$2"; }
-free() { add free "$1" "$2"; }
+untimed() { add free "$1" "$2"; }
 sanitized() { add head "$1" "$2"; }
 ncu_metrics() { # HEADING METRICS COMMAND: the first launch of a kernel named reduce*
     timed "$1" "$NCU --metrics $2 -k regex:^reduce -c 1 $3"
 }
 registers() { # HEADING DIRECTORY: ptxas's registers per kernel
-    free "$1" "$NVCC -std=c++17 -O3 -arch=sm_90 -Icommon -I$2 -Xptxas -v -c $2/reduce.cu -o /dev/null 2>&1 | grep -E 'Compiling entry|Used [0-9]+ registers'"
+    untimed "$1" "$NVCC -std=c++17 -O3 -arch=sm_90 -Icommon -I$2 -Xptxas -v -c $2/reduce.cu -o /dev/null 2>&1 | grep -E 'Compiling entry|Used [0-9]+ registers'"
 }
 TRAFFIC=lts__t_bytes.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
 CONFLICTS=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
@@ -197,14 +197,14 @@ RACECHECK="$SANITIZER --tool racecheck"
 # step00
 for threads in 32 256 1024; do timed "step00-threads-$threads" "./step00/run --threads $threads"; done
 timed step00-restore "./step00_ex_restore/run -n 4096 --pattern ones --warmup 0 --iters 2"
-free step00-restore-check "./step00_ex_restore/run --check"
+untimed step00-restore-check "./step00_ex_restore/run --check"
 sanitized step00-bounds-memcheck "$SANITIZER ./step00_ex_bounds/run -n 1000003 ${ONE[*]}"
 timed step00-bounds-2^25 "./step00_ex_bounds/run --iters 1 --warmup 0"
 # step01
 ncu_metrics step01-traffic-step00 "$TRAFFIC" "./step00/run -n 2^25 ${ONE[*]} --quiet"
 ncu_metrics step01-traffic-step01 "$TRAFFIC" "./step01/run -n 2^25 ${ONE[*]} --quiet"
 timed step01-barrier-ones "./step01_ex_barrier/run --pattern ones"
-free step01-barrier-check "./step01_ex_barrier/run --check"
+untimed step01-barrier-check "./step01_ex_barrier/run --check"
 sanitized step01-barrier-racecheck "$RACECHECK ./step01_ex_barrier/run -n 4096 ${ONE[*]}"
 for n in 2^25 2^14; do
     for finish in gpu cpu; do timed "step01-finish-$finish-$n" "./step01/run -n $n --finish $finish"; done
@@ -217,7 +217,7 @@ done
 # step03
 ncu_metrics step03-conflicts-step02 "$CONFLICTS" "./step02/run -n 2^20 ${ONE[*]} --quiet"
 ncu_metrics step03-conflicts-step03 "$CONFLICTS" "./step03/run -n 2^20 ${ONE[*]} --quiet"
-free step03-reverse-check "./step03_ex_reverse/run --check"
+untimed step03-reverse-check "./step03_ex_reverse/run --check"
 for threads in 1024 32 96; do timed "step03-threads-$threads" "./step03/run --threads $threads"; done
 # step04
 timed step04-plan-a-ones-cpu "./step04/run --variant plan-a --pattern ones --finish cpu"
@@ -229,7 +229,7 @@ timed step04-threads-256 "./step04/run --iters 100"
 timed step04-threads-128 "./step04/run --iters 100 --threads 128"
 timed step04-step03 "./step03/run --iters 100"
 timed step04-four "./step04_ex_four/run --iters 100"
-free step04-four-check "./step04_ex_four/run --check"
+untimed step04-four-check "./step04_ex_four/run --check"
 ncu_metrics step04-dram-pairs dram__bytes_read.sum "./step04/run -n 2^25 ${ONE[*]} --quiet"
 ncu_metrics step04-dram-plan-a dram__bytes_read.sum "./step04/run -n 2^25 --variant plan-a ${ONE[*]} --quiet"
 # step05
@@ -237,14 +237,14 @@ for variant in syncwarp volatile wrong-loop wrong-unrolled; do
     sanitized "step05-racecheck-$variant" "$RACECHECK ./step05/run -n 1000003 ${ONE[*]} --variant $variant"
 done
 sanitized step05-plain-racecheck "$RACECHECK ./step05_ex_plain/run -n 1000003 ${ONE[*]}"
-free step05-plain-check "./step05_ex_plain/run --check"
-free step05-volatile-loop-check "./step05_ex_volatile_loop/run --check --variant wrong-loop"
+untimed step05-plain-check "./step05_ex_plain/run --check"
+untimed step05-volatile-loop-check "./step05_ex_volatile_loop/run --check --variant wrong-loop"
 sanitized step05-volatile-loop-racecheck "$RACECHECK ./step05_ex_volatile_loop/run -n 1000003 ${ONE[*]} --variant wrong-loop"
-free step05-cut32-check "./step05_ex_cut32/run --check"
+untimed step05-cut32-check "./step05_ex_cut32/run --check"
 timed step05-cut32 "./step05_ex_cut32/run"
 timed step05-default "./step05/run"
 # step06
-free step06-no512barrier-check "./step06_ex_no512barrier/run --check"
+untimed step06-no512barrier-check "./step06_ex_no512barrier/run --check"
 sanitized step06-no512barrier-racecheck "$RACECHECK ./step06_ex_no512barrier/run -n 1000003 ${ONE[*]} --threads 512"
 for hot in 100 600 1600; do
     timed "step06-no1024-onehot-$hot" "./step06_ex_no1024/run --threads 1024 -n 2048 --pattern onehot:$hot"
@@ -272,7 +272,7 @@ for blocks in 32 256 1056 8192; do
     for finish in gpu cpu; do timed "step07-finish-$finish-blocks-$blocks" "./step07/run --csv --no-cub --blocks $blocks --finish $finish"; done
 done
 # step08
-free step08-xor-check "./step08_ex_xor/run --check"
+untimed step08-xor-check "./step08_ex_xor/run --check"
 timed step08-xor "./step08_ex_xor/run"
 timed step08-default "./step08/run"
 timed step08-mask "./step08_ex_mask/run -n 1M"
@@ -280,18 +280,18 @@ sanitized step08-mask-synccheck "$SANITIZER --tool synccheck ./step08_ex_mask/ru
 for threads in 32 64 128 256 512 1024; do timed "step08-threads-$threads" "./step08/run --csv --threads $threads"; done
 # step09
 timed step09-reset "./step09_ex_reset/run"
-free step09-reset-check "./step09_ex_reset/run --check"
-free step09-acquire-check "./step09_ex_acquire/run --check"
+untimed step09-reset-check "./step09_ex_reset/run --check"
+untimed step09-acquire-check "./step09_ex_acquire/run --check"
 for variant in fence atomic-ref atomic-add; do
     timed "step09-sizes-$variant" "./step09/run --csv -n 2^10..2^22 --variant $variant"
     timed "step09-bits-$variant" "for run in 1 2 3 4 5; do ./step09/run -n 1000003 --iters 1 --warmup 0 --quiet --variant $variant; done"
 done
-free step09-atomic-add-check "./step09/run --check --variant atomic-add"
+untimed step09-atomic-add-check "./step09/run --check --variant atomic-add"
 timed step09-floor-step12 "./step12/run --csv -n 1024"
 # step10
 ncu_metrics step10-loads-step09 smsp__inst_executed_op_global_ld.sum "./step09/run -n 2^25 ${ONE[*]} --quiet"
 ncu_metrics step10-loads-step10 smsp__inst_executed_op_global_ld.sum "./step10/run -n 2^25 ${ONE[*]} --quiet"
-free step10-nohead-check "./step10_ex_nohead/run --check"
+untimed step10-nohead-check "./step10_ex_nohead/run --check"
 timed step10-loads4-2^30 "./step10/run -n 2^30"
 for loads in 1 8; do timed "step10-loads$loads-2^30" "./step10_ex_loads$loads/run -n 2^30"; done
 # step11
@@ -305,7 +305,7 @@ for vectors in 4 16; do
 done
 for n in 2^25 2^30; do timed "step11-atomic-add-$n" "./step11/run --csv -n $n --variant atomic-add"; done
 timed step11-2^25 "./step11/run --csv -n 2^25"
-free step11-ldg-sums-check "./step11_ex_ldg_sums/run --check"
+untimed step11-ldg-sums-check "./step11_ex_ldg_sums/run --check"
 # step12
 timed step12-small "./step12/run --csv -n 2^10..2^14"
 timed step12-one-block8-small "./step12_ex_one_block8/run --csv -n 2^10..2^14"
@@ -323,7 +323,7 @@ for flush in read write; do
     timed "step13-2^25-flush-$flush" "./step13/run -n 2^25 --flush $flush"
     timed "step13-variants-flush-$flush" "./step13_gather/variants/run -n 2^23..2^30 --flush $flush"
 done
-free step13-real "./step13/run --pattern real"
+untimed step13-real "./step13/run --pattern real"
 # step14
 for type in int float double; do timed "step14-sum-$type-2^28" "./step14/run --csv --op sum --type $type -n 2^28"; done
 timed step14-step10-2^28 "./step10/run --csv -n 2^28"
