@@ -1239,14 +1239,16 @@ def figure_step11():
     f.text(line_x, y + 2, "address 0", size=10, fill=MUTED)
     f.text(line_x + line_width, y + 2, "address %d x 16 B" % count, size=10, anchor="end", fill=MUTED)
     y += 24
-    f.text(16, y, "Short blocks: block b reads one contiguous run of THREADS x 8 float4 and leaves; the hardware",
+    f.text(16, y, "Short blocks: block b reads one contiguous run of THREADS x 8 float4 and leaves. CUDA promises no",
            size=12)
     y += 18
-    f.text(16, y, "starts blocks in index order, so the blocks in flight read neighbouring addresses. A persistent",
+    f.text(16, y, "order of blocks; in practice they start roughly by index, so the blocks in flight read neighbouring",
            size=12)
     y += 18
-    f.text(16, y, "grid (here 2 blocks) loops instead: its blocks take turns along the whole array, one stride a pass.",
+    f.text(16, y, "addresses. A persistent grid (here 2 blocks) loops instead: its blocks take turns along the whole",
            size=12)
+    y += 18
+    f.text(16, y, "array, one stride a pass.", size=12)
     y += 18
     f.text(16, y, "With 512 threads: %s KiB per block, %s blocks at n = 2^25."
            % (grouped(512 * VECTORS_PER_THREAD * VECTOR_BYTES // 1024),

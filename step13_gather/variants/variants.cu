@@ -1,4 +1,4 @@
-/* step12_small_n/variants: the kernels this step was chosen from, timed side by side.
+/* step13_gather/variants: the kernels the speed steps were chosen from, timed side by side.
  *
  * Each variant changes one thing in step12's grid kernel (reduce.cu): how a float4 is loaded,
  * how many threads a block has, how many float4 a thread reads, how the blocks finish, or
@@ -6,7 +6,7 @@
  * over the input). All are timed like every step (the L2 flushed before each run, the input's
  * copies read in turn, CUDA events, the median) in one process with cub::DeviceReduce::Sum,
  * and each total is checked against the host's exact sum.
- *   make step12-variants && ./step12_small_n/variants/run -n 2^20..2^32 [--iters I]
+ *   make step13-variants && ./step13_gather/variants/run -n 2^20..2^32 [--iters I]
  * It needs inputs that start on a 16-byte boundary and n a multiple of 4 (powers of two). */
 #include <cstdint>
 #include <cstring>
@@ -446,8 +446,8 @@ static bool time_variant(const struct kernel_variant *v, struct input *input,
 }
 
 static const struct step_info STEP = {
-    "step12-variants",
-    "step12's kernel and the variants it was chosen from, beside CUB",
+    "step13-variants",
+    "step12's grid kernel and the variants steps 11 to 13 were chosen from, beside CUB",
     512,
     512,
     512,
