@@ -28,8 +28,10 @@ A figure in a sentence names its source in a comment right after it:
 
 The selectors (column=value; n takes 2^k and ranges A..B; a value with spaces is quoted) must
 match exactly one row, unless the expression is min(...) or max(...) over the rows matched.
-The number printed before the comment must equal the expression rounded to the decimals
-printed.
+Without a device selector, of the rows matched those of the first device among them count.
+The expression is arithmetic (+ - * /) of the row's columns; STEP.column is that column in
+the row of another step that the other selectors match (step09.ms_median - ms_median). The
+number printed before the comment must equal the expression rounded to the decimals printed.
 
 usage: bench/docs_tables.py [--check | --cited] [--bench-csv CSV] [FILE.md ...]
   (no option)  rewrite the generated tables of the files (default: every tracked *.md)
@@ -120,33 +122,42 @@ def number(value):
     return float(value)
 
 
-def evaluate(node, row):
-    if isinstance(node, ast.Expression):
-        return evaluate(node.body, row)
+def evaluate(node, row, neighbours=()):
+    """A column is a name (ms_median), or STEP.column: that column of the row of another step
+    that the other selectors match (step09.ms_median), from `neighbours`."""
+    def again(child):
+        return evaluate(child, row, neighbours)
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
         return node.value
     if isinstance(node, ast.Name):
         if node.id not in row:
             raise ValueError(f"no column {node.id}")
         return number(row[node.id])
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        found = [other for other in neighbours if other.get("step") == node.value.id]
+        if len(found) != 1:
+            raise ValueError(f"{len(found)} rows of {node.value.id} match, not one")
+        return evaluate(ast.Name(node.attr), found[0])
     if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
-        return OPERATORS[type(node.op)](evaluate(node.left, row), evaluate(node.right, row))
+        return OPERATORS[type(node.op)](again(node.left), again(node.right))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -evaluate(node.operand, row)
+        return -again(node.operand)
     raise ValueError(f"not an arithmetic expression of columns: {ast.dump(node)}")
 
 
-def value_of(expression, rows):
+def value_of(expression, rows, neighbours=()):
     """The expression over one row, or min(...)/max(...) over all of them."""
     tree = ast.parse(expression, mode="eval").body
     if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id in ("min", "max"):
-        values = [evaluate(tree.args[0], row) for row in rows]
+        values = [evaluate(tree.args[0], row, [other for other in neighbours
+                                                if other.get("n") == row.get("n")])
+                  for row in rows]
         if not values:
             raise ValueError("no row matches")
         return min(values) if tree.func.id == "min" else max(values)
     if len(rows) != 1:
         raise ValueError(f"{len(rows)} rows match, not one (add a selector)")
-    return evaluate(tree, rows[0])
+    return evaluate(tree, rows[0], neighbours)
 
 
 # ---- the ladder: README's results table and scoreboard -------------------------------------
@@ -403,6 +414,17 @@ def generate(path, text, bench_csv_path):
     return "".join(out)
 
 
+def selected(rows, selectors):
+    """The rows the selectors match; without a device selector, those of the first device
+    among them."""
+    for key, wanted in selectors.items():
+        test = sizes(wanted) if key == "n" else None
+        rows = [row for row in rows if (test(int(row.get(key, -1))) if test else row.get(key) == wanted)]
+    if rows and "device" in rows[0] and "device" not in selectors:
+        rows = [row for row in rows if row["device"] == rows[0]["device"]]
+    return rows
+
+
 def cited(path, text):
     """Every cited figure of the file against its row: a list of misses."""
     misses = []
@@ -417,12 +439,12 @@ def cited(path, text):
             continue
         figure = printed.group(1).replace(",", "")
         decimals = len(figure.split(".")[1]) if "." in figure else 0
-        rows = plain_rows(os.path.join(ROOT, source))
-        for key, wanted in selectors.items():
-            test = sizes(wanted) if key == "n" else None
-            rows = [row for row in rows if (test(int(row.get(key, -1))) if test else row.get(key) == wanted)]
+        rows = selected(plain_rows(os.path.join(ROOT, source)), selectors)
+        others = {key: wanted for key, wanted in selectors.items() if key not in ("step", "variant")}
+        if rows and "device" in rows[0]:
+            others.setdefault("device", rows[0]["device"])
         try:
-            value = value_of(expression, rows)
+            value = value_of(expression, rows, selected(plain_rows(os.path.join(ROOT, source)), others))
         except (ValueError, SyntaxError, ZeroDivisionError) as error:
             misses.append(f"{where}: {source} {match.group(2).strip()}: {expression}: {error}")
             continue
