@@ -59,7 +59,7 @@ BENCH_CSV = "docs/results/bench.csv"
 HARRIS_CSV = "docs/results/harris_g80.csv"
 HARRIS_SOURCE = ("Mark Harris, \"Optimizing Parallel Reduction in CUDA\", NVIDIA, 2007, "
                  "<https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf>")
-BEGIN = re.compile(r"<!-- generated: (\w+)([^\n]*?)(?:-->|\n)")
+BEGIN = re.compile(r"(?m)^<!-- generated: (\w+)([^\n]*?)(?:-->|\n)")
 END = "<!-- end generated -->"
 CITE = re.compile(r"<!-- cite ([^\s:]+)((?:\s+[^\s:=]+=(?:\"[^\"]*\"|[^\s:]+))*)\s*:\s*(.+?)\s*-->")
 NUMBER_BEFORE = re.compile(r"(-?[0-9][0-9,]*(?:\.[0-9]+)?)\s*(?:×|%|µs|ms|s|GB/s|GiB|MiB)?\s*\**$")
@@ -220,7 +220,7 @@ def ladder(options, relative, csv_path):
         kernel = f"kernel {theirs['kernel']}: {theirs['name']}" if theirs else ""
         their_step = theirs["step_speedup"] + "×" if theirs and theirs["step_speedup"] else ""
         if theirs and theirs["step_speedup"] and step_speedup:
-            compared.append((row["step"], step_speedup, float(theirs["step_speedup"])))
+            compared.append((row["step"], step_speedup, theirs["step_speedup"]))
         lines.append(f"| {step_cell(row, keys, relative)} | {row['ms_median']:.4f} | "
                      f"{row['gb_per_s']:.1f} | {row['peak_pct']:.1f} % | "
                      f"{times(row['ratio_to_cub']) or '-'} | {times(step_speedup)} | "
@@ -236,9 +236,9 @@ def ladder(options, relative, csv_path):
 def comparison(compared, device):
     """The sentence under the scoreboard: which lessons gain as much here as on the G80."""
     def listed(items):
-        return ", ".join(f"{step} ({ours:.2f}× here, {theirs:.2f}× there)" for step, ours, theirs in items)
-    same = [item for item in compared if item[1] >= SAME_AS_G80 * item[2]]
-    less = [item for item in compared if item[1] < SAME_AS_G80 * item[2]]
+        return ", ".join(f"{step} ({ours:.2f}× here, {theirs}× there)" for step, ours, theirs in items)
+    same = [item for item in compared if item[1] >= SAME_AS_G80 * float(item[2])]
+    less = [item for item in compared if item[1] < SAME_AS_G80 * float(item[2])]
     text = (f"Step over step, on the {device} against the G80: the lessons that gain at least "
             f"{SAME_AS_G80:.2f} of what they gained there are {listed(same) or 'none'}; those that "
             f"gain less are {listed(less) or 'none'}.")
