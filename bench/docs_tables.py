@@ -19,6 +19,8 @@ KIND is one of
            `n` (the size), or `STEP[/VARIANT][@FLUSH]: EXPR[, EXPR] : FORMAT`, EXPR an
            arithmetic expression of the CSV's numeric columns, FORMAT a Python format string
            (`{:.2f} µs ({:.1f} %)`). A row the CSV lacks leaves its cell empty.
+  accuracy every step's error / bound on the real-valued patterns, and the CPU sums', from
+           docs/results/accuracy.csv (rows with the same cells share a line). Keys: csv, device.
   options  README's options table: its `steps` column is rewritten from every step program's
            --help (the programs must be built: make); the other columns are kept.
 
@@ -44,6 +46,7 @@ import ast
 import csv
 import difflib
 import glob
+import math
 import os
 import re
 import shlex
@@ -284,6 +287,78 @@ def cell(spec, rows, n, flush):
     return form.format(*values)
 
 
+# ---- accuracy: every step's error and bound on the real-valued patterns --------------------
+
+CPU_SUMS = {"naive": "CPU, naive float loop", "pairwise": "CPU, pairwise float sum",
+            "kahan": "CPU, Kahan in float"}
+ACCURACY_PATTERNS = ["real", "normal", "wide", "cancel"]
+SIGNIFICANT = 3
+LARGE = 1e3   # from here on a figure is written as 1.19e3
+
+
+def three_digits(value):
+    """3 significant digits: -0.0000961, 36.1, -305, then 1.19e3, -5.36e5."""
+    if value == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(value)))
+    if abs(value) >= LARGE:
+        mantissa = value / 10 ** exponent
+        if round(abs(mantissa), SIGNIFICANT - 1) >= 10:
+            mantissa, exponent = mantissa / 10, exponent + 1
+        return f"{mantissa:.{SIGNIFICANT - 1}f}e{exponent}"
+    decimals = max(0, SIGNIFICANT - 1 - exponent)
+    return f"{value:.{decimals}f}"
+
+
+def accuracy_cell(row):
+    error = three_digits(float(row["error"]))
+    bound = row["bound"].strip()
+    if not bound or math.isinf(float(bound)):
+        return error
+    return f"{error} / {three_digits(float(bound))}"
+
+
+def accuracy_label(key, keys, runs):
+    step, variant, run = key
+    if step == "cpu":
+        return CPU_SUMS.get(variant, f"CPU, {variant}")
+    several = sum(1 for other in {(k[0], k[1]) for k in keys} if other[0] == step) > 1
+    default = [k[1] for k in keys if k[0] == step][0]
+    label = step if not several or variant == default else f"{step} `{variant}`"
+    return label + (f", run {run}" if runs[(step, variant)] > 1 else "")
+
+
+def accuracy(options, csv_path):
+    rows = [row for row in plain_rows(csv_path) if row["pattern"] in ACCURACY_PATTERNS]
+    steps = [row for row in rows if row["step"] != "cpu"]
+    device = options.get("device") or steps[0]["device"]
+    rows = [row for row in rows if row["step"] == "cpu" or row["device"] == device]
+    keys = []
+    for row in rows:
+        key = (row["step"], row["variant"], row["run"])
+        if key not in keys:
+            keys.append(key)
+    keys.sort(key=lambda k: (k[0] == "cpu", k[0]))   # stable: the file's order within a step
+    runs = {}
+    for step, variant, _ in keys:
+        runs[(step, variant)] = runs.get((step, variant), 0) + 1
+    cells = {(row["step"], row["variant"], row["run"], row["pattern"]): accuracy_cell(row) for row in rows}
+    lines = ["| step | " + " | ".join(f"`{p}`" for p in ACCURACY_PATTERNS) + " |",
+             "|---|" + "---:|" * len(ACCURACY_PATTERNS)]
+    merged = []   # consecutive rows with the same cells share a line: step00, step01, step02
+    for key in keys:
+        row_cells = [cells.get(key + (pattern,), "") for pattern in ACCURACY_PATTERNS]
+        label = accuracy_label(key, keys, runs)
+        if merged and merged[-1][1] == row_cells and key[0] != "cpu" and "`" not in label \
+                and "`" not in merged[-1][0][-1]:
+            merged[-1][0].append(label)
+        else:
+            merged.append(([label], row_cells))
+    for labels, row_cells in merged:
+        lines.append(f"| {', '.join(labels)} | " + " | ".join(row_cells) + " |")
+    return "\n".join(lines)
+
+
 # ---- options: README's options table against every step's --help ---------------------------
 
 OPTION = re.compile(r"^\s+(--?[\w-]+)")
@@ -404,6 +479,8 @@ def generate(path, text, bench_csv_path):
         elif kind == "columns":
             spec_end = text.find("-->", match.start())
             table = columns(options, text[match.end():spec_end], csv_path)
+        elif kind == "accuracy":
+            table = accuracy(options, csv_path)
         elif kind == "options":
             table = options_table(body)
         else:
