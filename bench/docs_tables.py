@@ -197,7 +197,7 @@ def ladder(options, relative, csv_path):
     cub = bench_csv.cub_at(rows, n, peak)
     keys = bench_csv.series_keys(at_n)
     harris = harris_by_step()
-    source = relative + os.path.relpath(csv_path, ROOT) if os.path.isabs(csv_path) else relative + csv_path
+    source = relative + os.path.relpath(csv_path, ROOT)
     lines = [
         f"Measured on {device} (peak {peak:.0f} GB/s), CUDA {cuda}, {date}: n = 2^25 floats "
         f"({n * bench_csv.BYTES_PER_FLOAT // MIB} MiB), uniform integers 0..99, the L2 cache "
@@ -211,7 +211,8 @@ def ladder(options, relative, csv_path):
         f"report on a G80 (4M integers; {HARRIS_SOURCE}, [{relative}{HARRIS_CSV}]"
         f"({relative}{HARRIS_CSV})). Written by `make docs` from [{source}]({source}).",
         "",
-        "| step | ms (median) | GB/s | % of peak | ×CUB | × previous | × step00 | Harris (G80) | × previous (G80) |",
+        "| step | ms (median) | GB/s | % of peak | ×CUB | × previous | × step00 | Harris (G80) "
+        "| × previous (G80) |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
     ]
     first, previous = at_n[0], None
@@ -342,7 +343,8 @@ def accuracy(options, csv_path):
     runs = {}
     for step, variant, _ in keys:
         runs[(step, variant)] = runs.get((step, variant), 0) + 1
-    cells = {(row["step"], row["variant"], row["run"], row["pattern"]): accuracy_cell(row) for row in rows}
+    cells = {(row["step"], row["variant"], row["run"], row["pattern"]): accuracy_cell(row)
+             for row in rows}
     lines = ["| step | " + " | ".join(f"`{p}`" for p in ACCURACY_PATTERNS) + " |",
              "|---|" + "---:|" * len(ACCURACY_PATTERNS)]
     merged = []   # consecutive rows with the same cells share a line: step00, step01, step02
@@ -394,8 +396,12 @@ def step_list(numbers, every):
         if start is None:
             start = number
         if index + 1 == len(numbers) or numbers[index + 1] != number + 1:
-            runs.append(f"{start:02d}" if start == number else
-                        f"{start:02d}, {number:02d}" if number == start + 1 else f"{start:02d}–{number:02d}")
+            if start == number:
+                runs.append(f"{start:02d}")
+            elif number == start + 1:
+                runs.append(f"{start:02d}, {number:02d}")
+            else:
+                runs.append(f"{start:02d}–{number:02d}")
             start = None
     return ", ".join(runs)
 
