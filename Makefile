@@ -77,7 +77,7 @@ $(STEP15)/run: LDLIBS += -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR) \
 $(BUILD)/$(STEP15)/%.o: CPPFLAGS += -I$(NCCL_ROOT)/include \
                                     $(if $(MPI_CPPFLAGS),-DWITH_MPI $(MPI_CPPFLAGS))
 
-.PHONY: all help test clean ladder bench charts figures profile sanitize accuracy ptx labs grade step13-variants \
+.PHONY: all help test clean ladder bench charts docs figures profile sanitize accuracy ptx labs grade step13-variants \
         format format-check \
         $(STEP_DIRS) $(SHORT_NAMES)
 .DEFAULT_GOAL := all
@@ -95,7 +95,9 @@ help:
 	@echo "make labNN          a lab's starter kernel in its step's program: ./labs/labNN/run --check"
 	@echo "make grade SUBMISSIONS=dir LAB=labNN   check every student's reduce.cu, write a CSV"
 	@echo "make bench          on a GPU: every step and CUB over n = 2^10 .. 2^30 -> docs/results/bench.csv"
-	@echo "make charts         from docs/results/bench.csv (BENCH_CSV=file): docs/*.svg and README.md's table"
+	@echo "make charts         from docs/results/bench.csv (BENCH_CSV=file): docs/*.svg and README.md's tables"
+	@echo "make docs           every table of measured figures in the *.md files, from docs/results/*.csv"
+	@echo "                    and the steps' --help (python3); the tests check them and every cited figure"
 	@echo "make figures        the READMEs' figures of what each thread does (python3): docs/figures/*.svg"
 	@echo "make accuracy       on a GPU: every step's error on real-valued data, and the CPU's -> docs/results/accuracy.csv"
 	@echo "make profile STEP=NN  on a GPU: Nsight Compute counters of stepNN beside step(NN-1)"
@@ -163,6 +165,11 @@ bench: all
 
 charts:
 	bash bench/charts.sh $(BENCH_CSV)
+
+# The measured tables of every *.md, rewritten between their markers from docs/results/*.csv;
+# the options table from every step's --help, so the programs are built first.
+docs: $(STEP_DIRS)
+	python3 bench/docs_tables.py
 
 # Drawn from the kernels' index formulas; the tests check them against the committed files.
 figures:

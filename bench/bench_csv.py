@@ -1,6 +1,6 @@
 """Reading the bench CSV (docs/results/bench.csv, written by bench/bench.sh): the step
 binaries' --csv rows (the columns of common/report.c) and a date column. Shared by
-bench_tables.py, readme_table.py and chart_data.py."""
+bench_tables.py, docs_tables.py and chart_data.py."""
 import csv
 import statistics
 import sys
@@ -78,14 +78,20 @@ def with_flush(rows, flush):
 
 
 def distinct(rows):
-    """The first row of each (step, variant, n, flush), in the file's order."""
+    """The first row of each (step, variant, n, flush, device), in the file's order."""
     seen, kept = set(), []
     for row in rows:
-        key = (row["step"], row["variant"], row["n"], row["flush"])
+        key = (row["step"], row["variant"], row["n"], row["flush"], row["device"])
         if key not in seen:
             seen.add(key)
             kept.append(row)
     return kept
+
+
+def on_device(rows, device=None):
+    """The rows of one GPU: `device`, or else the first the file names."""
+    chosen = device or rows[0]["device"]
+    return [row for row in rows if row["device"] == chosen]
 
 
 def at_size(rows, n):

@@ -79,7 +79,9 @@ def main(argv):
     if len(argv) != 5:
         bench_csv.fail(PROGRAM, "usage: bench/chart_data.py CSV DIRECTORY LADDER_SVG SCALING_SVG")
     csv_path, directory, ladder_svg, scaling_svg = argv[1:]
-    rows = bench_csv.with_flush(bench_csv.distinct(bench_csv.load(csv_path, PROGRAM)), bench_csv.READ_FLUSH)
+    rows = bench_csv.distinct(bench_csv.load(csv_path, PROGRAM))
+    rows = bench_csv.on_device(rows, os.environ.get("CHARTS_DEVICE"))
+    rows = bench_csv.with_flush(rows, bench_csv.READ_FLUSH)
     peak = bench_csv.peak_gb_per_s(rows)
     cub_ladder = bench_csv.cub_at(rows, bench_csv.LADDER_N, peak)
     bar_count = write_ladder(rows, os.path.join(directory, "ladder.dat"))

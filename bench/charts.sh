@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make charts: from a bench CSV (default docs/results/bench.csv, written by make bench on a
-# GPU), rewrite README.md's results table and draw docs/ladder.svg and docs/scaling.svg with
-# gnuplot. Needs python3 (and gnuplot for the charts), no GPU.
+# GPU), rewrite README.md's generated tables (bench/docs_tables.py, as make docs does) and
+# draw docs/ladder.svg and docs/scaling.svg with gnuplot. Needs python3 (and gnuplot for the charts), no GPU.
 #   bash bench/charts.sh [CSV]            make charts BENCH_CSV=build/bench/bench.csv
 # The outputs can be moved for a trial run: CHARTS_README (README.md), CHARTS_DIR (docs).
 set -euo pipefail
@@ -22,7 +22,7 @@ fi
 command -v python3 >/dev/null || { echo "$program: python3 is missing" >&2; exit 3; }
 
 # The table first: it needs no gnuplot.
-python3 bench/readme_table.py "$csv" "$readme"
+python3 bench/docs_tables.py --bench-csv "$csv" "$readme"
 
 if ! command -v gnuplot >/dev/null; then
     echo "$program: gnuplot is missing, so $charts/ladder.svg and $charts/scaling.svg were not" \

@@ -1,0 +1,583 @@
+#!/usr/bin/env python3
+"""make docs: writes every table of measured figures in the student-facing Markdown from the
+results files, and checks every figure a sentence cites against its row.
+
+A generated table sits between two markers; everything between them is replaced, everything
+outside is left as it is:
+
+    <!-- generated: KIND key=value ... -->
+    ...
+    <!-- end generated -->
+
+KIND is one of
+  ladder   every step at n = 2^25 (ms, GB/s, % of peak, x CUB, x the step before, x step00)
+           beside the speed-ups Harris's slides report on a G80 (docs/results/harris_g80.csv),
+           and the sentence that compares the two. Keys: csv, device (default: the CSV's first).
+  columns  one row per n, one column per cell spec, from a bench CSV. Keys: csv, device, flush
+           (default read), n (a list: 2^25,2^30 or a range 2^10..2^14). The marker's body holds
+           two more lines: `header: a ; b ; ...` and `cells: SPEC ; SPEC ; ...`, where SPEC is
+           `n` (the size), or `STEP[/VARIANT][@FLUSH]: EXPR[, EXPR] : FORMAT`, EXPR an
+           arithmetic expression of the CSV's numeric columns, FORMAT a Python format string
+           (`{:.2f} µs ({:.1f} %)`). A row the CSV lacks leaves its cell empty.
+  accuracy every step's error / bound on the real-valued patterns, and the CPU sums', from
+           docs/results/accuracy.csv (rows with the same cells share a line). Keys: csv, device.
+  options  README's options table: its `steps` column is rewritten from every step program's
+           --help (the programs must be built: make); the other columns are kept.
+
+A figure in a sentence names its source in a comment right after it:
+
+    1.07×<!-- cite docs/results/bench.csv step=step13 n=2^25 flush=read: ratio_to_cub -->
+
+The selectors (column=value; n takes 2^k and ranges A..B; a value with spaces is quoted) must
+match exactly one row, unless the expression is min(...) or max(...) over the rows matched.
+Without a device selector, of the rows matched those of the first device among them count.
+The expression is arithmetic (+ - * /) of the row's columns; STEP.column is that column in
+the row of another step that the other selectors match (step09.ms_median - ms_median). The
+number printed before the comment must equal the expression rounded to the decimals printed.
+
+usage: bench/docs_tables.py [--check | --cited] [--bench-csv CSV] [FILE.md ...]
+  (no option)  rewrite the generated tables of the files (default: every tracked *.md)
+  --check      write nothing; print what differs and exit 1 if a file is not what make docs
+               writes
+  --cited      check every cited figure against its row; exit 1 on the first list of misses
+  --bench-csv  read this CSV wherever a marker names docs/results/bench.csv (make charts
+               BENCH_CSV=...)"""
+import ast
+import csv
+import difflib
+import glob
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+import bench_csv  # noqa: E402  (after the line above)
+
+PROGRAM = "docs"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH_CSV = "docs/results/bench.csv"
+HARRIS_CSV = "docs/results/harris_g80.csv"
+HARRIS_SOURCE = ("Mark Harris, \"Optimizing Parallel Reduction in CUDA\", NVIDIA, 2007, "
+                 "<https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf>")
+BEGIN = re.compile(r"(?m)^<!-- generated: (\w+)([^\n]*?)(?:-->|\n)")
+END = "<!-- end generated -->"
+CITE = re.compile(r"<!-- cite ([^\s:]+)((?:\s+[^\s:=]+=(?:\"[^\"]*\"|[^\s:]+))*)\s*:\s*(.+?)\s*-->")
+NUMBER_BEFORE = re.compile(r"(-?[0-9][0-9,]*(?:\.[0-9]+)?)\s*(?:×|%|µs|ms|s|GB/s|GiB|MiB)?\s*\**$")
+MIB = 1024 * 1024
+SAME_AS_G80 = 0.85   # a lesson gains "about as much" when our speed-up is at least this share
+
+
+# ---- reading -------------------------------------------------------------------------------
+
+def power(text):
+    text = text.strip()
+    if text.startswith("2^"):
+        return 2 ** int(text[2:])
+    return int(text)
+
+
+def sizes(text):
+    """2^25,2^30 -> [2^25, 2^30]; 2^10..2^14 -> a range test."""
+    if ".." in text:
+        low, high = (power(part) for part in text.split(".."))
+        return lambda n: low <= n <= high
+    wanted = {power(part) for part in text.split(",")}
+    return lambda n: n in wanted
+
+
+def bench_rows(path, device=None):
+    rows = bench_csv.distinct(bench_csv.load(path, PROGRAM))
+    chosen = device or rows[0]["device"]
+    rows = [row for row in rows if row["device"] == chosen]
+    if not rows:
+        bench_csv.fail(PROGRAM, f"{path} has no rows of the device {chosen!r}")
+    return rows
+
+
+def plain_rows(path):
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            return list(csv.DictReader(handle))
+    except OSError as error:
+        bench_csv.fail(PROGRAM, f"cannot read {path}: {error.strerror}")
+
+
+def arguments(text):
+    pairs = {}
+    for word in shlex.split(text):
+        key, _, value = word.partition("=")
+        pairs[key] = value
+    return pairs
+
+
+# ---- expressions of a row's columns --------------------------------------------------------
+
+OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+             ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
+
+
+def number(value):
+    if isinstance(value, (int, float)):
+        return value
+    return float(value)
+
+
+def evaluate(node, row, neighbours=()):
+    """A column is a name (ms_median), or STEP.column: that column of the row of another step
+    that the other selectors match (step09.ms_median), from `neighbours`."""
+    def again(child):
+        return evaluate(child, row, neighbours)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in row:
+            raise ValueError(f"no column {node.id}")
+        return number(row[node.id])
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        found = [other for other in neighbours if other.get("step") == node.value.id]
+        if len(found) != 1:
+            raise ValueError(f"{len(found)} rows of {node.value.id} match, not one")
+        return evaluate(ast.Name(node.attr), found[0])
+    if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
+        return OPERATORS[type(node.op)](again(node.left), again(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -again(node.operand)
+    raise ValueError(f"not an arithmetic expression of columns: {ast.dump(node)}")
+
+
+def value_of(expression, rows, neighbours=()):
+    """The expression over one row, or min(...)/max(...) over all of them."""
+    tree = ast.parse(expression, mode="eval").body
+    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id in ("min", "max"):
+        values = [evaluate(tree.args[0], row, [other for other in neighbours
+                                                if other.get("n") == row.get("n")])
+                  for row in rows]
+        if not values:
+            raise ValueError("no row matches")
+        return min(values) if tree.func.id == "min" else max(values)
+    if len(rows) != 1:
+        raise ValueError(f"{len(rows)} rows match, not one (add a selector)")
+    return evaluate(tree, rows[0], neighbours)
+
+
+# ---- the ladder: README's results table and scoreboard -------------------------------------
+
+def step_directory(name):
+    found = [path for path in glob.glob(os.path.join(ROOT, f"{name}_*")) if os.path.isdir(path)]
+    return os.path.basename(found[0]) if len(found) == 1 else None
+
+
+def step_cell(row, keys, relative):
+    text = bench_csv.label((row["step"], row["variant"]), keys)
+    directory = step_directory(row["step"])
+    if directory is None:
+        return text
+    return f"[{row['step']}]({relative}{directory}/){text[len(row['step']):]}"
+
+
+def times(value):
+    return "" if value is None else f"{value:.2f}×"
+
+
+def harris_by_step():
+    return {row["step"]: row for row in plain_rows(os.path.join(ROOT, HARRIS_CSV))}
+
+
+def ladder(options, relative, csv_path):
+    n = bench_csv.LADDER_N
+    rows = bench_csv.with_flush(bench_rows(csv_path, options.get("device")), bench_csv.READ_FLUSH)
+    at_n = bench_csv.at_size(rows, n)
+    if not at_n:
+        bench_csv.fail(PROGRAM, f"{csv_path} has no rows at n = 2^25: run the whole `make bench`")
+    device, cuda, date = bench_csv.context(at_n)
+    peak = bench_csv.peak_gb_per_s(rows)
+    cub = bench_csv.cub_at(rows, n, peak)
+    keys = bench_csv.series_keys(at_n)
+    harris = harris_by_step()
+    source = relative + os.path.relpath(csv_path, ROOT)
+    lines = [
+        f"Measured on {device} (peak {peak:.0f} GB/s), CUDA {cuda}, {date}: n = 2^25 floats "
+        f"({n * bench_csv.BYTES_PER_FLOAT // MIB} MiB), uniform integers 0..99, the L2 cache "
+        "emptied by reading before every run (`--flush read`), the runs rotating over up to 4 "
+        "copies of the input, median of the timed runs. GB/s = bytes read / time. ×CUB: "
+        "`cub::DeviceReduce::Sum`'s median time over the step's, both timed in the step's "
+        "program on the same copies (above 1: faster than CUB); CUB's row: the median of its "
+        "times beside every step. × previous: the step before's time over this step's; × step00: "
+        "step00's time over this step's. The last two columns: the kernel of Harris's slides that "
+        "teaches the same lesson, and the speed-up over his kernel before it that the slides "
+        f"report on a G80 (4M integers; {HARRIS_SOURCE}, [{relative}{HARRIS_CSV}]"
+        f"({relative}{HARRIS_CSV})). Written by `make docs` from [{source}]({source}).",
+        "",
+        "| step | ms (median) | GB/s | % of peak | ×CUB | × previous | × step00 | Harris (G80) "
+        "| × previous (G80) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
+    ]
+    first, previous = at_n[0], None
+    compared = []
+    for row in at_n:
+        step_speedup = previous["ms_median"] / row["ms_median"] if previous else None
+        cumulative = first["ms_median"] / row["ms_median"]
+        theirs = harris.get(row["step"])
+        kernel = f"kernel {theirs['kernel']}: {theirs['name']}" if theirs else ""
+        their_step = theirs["step_speedup"] + "×" if theirs and theirs["step_speedup"] else ""
+        if theirs and theirs["step_speedup"] and step_speedup:
+            compared.append((row["step"], step_speedup, theirs["step_speedup"]))
+        lines.append(f"| {step_cell(row, keys, relative)} | {row['ms_median']:.4f} | "
+                     f"{row['gb_per_s']:.1f} | {row['peak_pct']:.1f} % | "
+                     f"{times(row['ratio_to_cub']) or '-'} | {times(step_speedup)} | "
+                     f"{times(cumulative)} | {kernel} | {their_step} |")
+        previous = row
+    if cub:
+        lines.append(f"| CUB | {cub['ms_median']:.4f} | {cub['gb_per_s']:.1f} | "
+                     f"{cub['peak_pct']:.1f} % | 1.00× | | | | |")
+    lines += ["", comparison(compared, device)]
+    return "\n".join(lines)
+
+
+def comparison(compared, device):
+    """The sentence under the scoreboard: which lessons gain as much here as on the G80."""
+    def listed(items):
+        return ", ".join(f"{step} ({ours:.2f}× here, {theirs}× there)" for step, ours, theirs in items)
+    same = [item for item in compared if item[1] >= SAME_AS_G80 * float(item[2])]
+    less = [item for item in compared if item[1] < SAME_AS_G80 * float(item[2])]
+    text = (f"Step over step, on the {device} against the G80: the lessons that gain at least "
+            f"{SAME_AS_G80:.2f} of what they gained there are {listed(same) or 'none'}; those that "
+            f"gain less are {listed(less) or 'none'}.")
+    return text
+
+
+# ---- columns: a table of sizes from a bench CSV --------------------------------------------
+
+CELL = re.compile(r"^\s*(\w+)(?:/([\w:-]+))?(?:@(\w+))?\s*:([^{]*):\s*(\{.*?)\s*$")
+
+
+def columns(options, body, csv_path):
+    header = cells = None
+    for line in body.splitlines():
+        if line.strip().startswith("header:"):
+            header = [cell.strip() for cell in line.split(":", 1)[1].split(";")]
+        if line.strip().startswith("cells:"):
+            cells = [cell.strip() for cell in line.split(":", 1)[1].split(";")]
+    if not header or not cells or len(header) != len(cells):
+        raise ValueError("a columns table needs a header: line and a cells: line of as many cells")
+    rows = bench_rows(csv_path, options.get("device"))
+    flush = options.get("flush", bench_csv.READ_FLUSH)
+    wanted = sizes(options["n"])
+    ns = sorted({row["n"] for row in rows if wanted(row["n"])})
+    lines = ["| " + " | ".join(header) + " |", "|" + "---:|" * len(header)]
+    for n in ns:
+        lines.append("| " + " | ".join(cell(spec, rows, n, flush) for spec in cells) + " |")
+    return "\n".join(lines)
+
+
+def cell(spec, rows, n, flush):
+    if spec == "n":
+        return bench_csv.power_of_two_label(n)
+    match = CELL.match(spec)
+    if not match:
+        raise ValueError(f"a cell is `n` or STEP[/VARIANT][@FLUSH]: EXPR : FORMAT, not {spec!r}")
+    step, variant, row_flush, expressions, form = match.groups()
+    found = [row for row in rows if row["n"] == n and row["step"] == step
+             and row["flush"] == (row_flush or flush) and (variant is None or row["variant"] == variant)]
+    if not found:
+        return ""
+    values = [value_of(expression.strip(), found[:1]) for expression in expressions.split(",")]
+    return form.format(*values)
+
+
+# ---- accuracy: every step's error and bound on the real-valued patterns --------------------
+
+CPU_SUMS = {"naive": "CPU, naive float loop", "pairwise": "CPU, pairwise float sum",
+            "kahan": "CPU, Kahan in float"}
+ACCURACY_PATTERNS = ["real", "normal", "wide", "cancel"]
+SIGNIFICANT = 3
+LARGE = 1e3   # from here on a figure is written as 1.19e3
+
+
+def three_digits(value):
+    """3 significant digits: -0.0000961, 36.1, -305, then 1.19e3, -5.36e5."""
+    if value == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(value)))
+    if abs(value) >= LARGE:
+        mantissa = value / 10 ** exponent
+        if round(abs(mantissa), SIGNIFICANT - 1) >= 10:
+            mantissa, exponent = mantissa / 10, exponent + 1
+        return f"{mantissa:.{SIGNIFICANT - 1}f}e{exponent}"
+    decimals = max(0, SIGNIFICANT - 1 - exponent)
+    return f"{value:.{decimals}f}"
+
+
+def accuracy_cell(row):
+    error = three_digits(float(row["error"]))
+    bound = row["bound"].strip()
+    if not bound or math.isinf(float(bound)):
+        return error
+    return f"{error} / {three_digits(float(bound))}"
+
+
+def accuracy_label(key, keys, runs):
+    step, variant, run = key
+    if step == "cpu":
+        return CPU_SUMS.get(variant, f"CPU, {variant}")
+    several = sum(1 for other in {(k[0], k[1]) for k in keys} if other[0] == step) > 1
+    default = [k[1] for k in keys if k[0] == step][0]
+    label = step if not several or variant == default else f"{step} `{variant}`"
+    return label + (f", run {run}" if runs[(step, variant)] > 1 else "")
+
+
+def accuracy(options, csv_path):
+    rows = [row for row in plain_rows(csv_path) if row["pattern"] in ACCURACY_PATTERNS]
+    steps = [row for row in rows if row["step"] != "cpu"]
+    device = options.get("device") or steps[0]["device"]
+    rows = [row for row in rows if row["step"] == "cpu" or row["device"] == device]
+    keys = []
+    for row in rows:
+        key = (row["step"], row["variant"], row["run"])
+        if key not in keys:
+            keys.append(key)
+    keys.sort(key=lambda k: (k[0] == "cpu", k[0]))   # stable: the file's order within a step
+    runs = {}
+    for step, variant, _ in keys:
+        runs[(step, variant)] = runs.get((step, variant), 0) + 1
+    cells = {(row["step"], row["variant"], row["run"], row["pattern"]): accuracy_cell(row)
+             for row in rows}
+    lines = ["| step | " + " | ".join(f"`{p}`" for p in ACCURACY_PATTERNS) + " |",
+             "|---|" + "---:|" * len(ACCURACY_PATTERNS)]
+    merged = []   # consecutive rows with the same cells share a line: step00, step01, step02
+    for key in keys:
+        row_cells = [cells.get(key + (pattern,), "") for pattern in ACCURACY_PATTERNS]
+        label = accuracy_label(key, keys, runs)
+        if merged and merged[-1][1] == row_cells and key[0] != "cpu" and "`" not in label \
+                and "`" not in merged[-1][0][-1]:
+            merged[-1][0].append(label)
+        else:
+            merged.append(([label], row_cells))
+    for labels, row_cells in merged:
+        lines.append(f"| {', '.join(labels)} | " + " | ".join(row_cells) + " |")
+    return "\n".join(lines)
+
+
+# ---- options: README's options table against every step's --help ---------------------------
+
+OPTION = re.compile(r"^\s+(--?[\w-]+)")
+
+
+def step_programs():
+    """(stepNN, its --help or None where it is not built), in order."""
+    programs = []
+    for directory in sorted(glob.glob(os.path.join(ROOT, "step[0-9][0-9]_*"))):
+        if not os.path.exists(os.path.join(directory, "host.c")) or not re.match(
+                r"step\d\d_[a-z0-9_]+$", os.path.basename(directory)):
+            continue
+        name = os.path.basename(directory).split("_")[0]
+        program = os.path.join(directory, "run")
+        if not os.access(program, os.X_OK):
+            programs.append((name, None))
+            continue
+        run = subprocess.run([program, "--help"], capture_output=True, text=True,
+                             env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+        if run.returncode != 0:
+            bench_csv.fail(PROGRAM, f"{program} --help exited {run.returncode}: {run.stderr}")
+        offered = {match.group(1) for match in map(OPTION.match, run.stdout.splitlines()) if match}
+        programs.append((name, offered))
+    return programs
+
+
+def step_list(numbers, every):
+    """[0..8, 14] -> `00–08, 14`; all of them -> `every step`."""
+    if numbers == every:
+        return "every step"
+    runs, start = [], None
+    for index, number in enumerate(numbers):
+        if start is None:
+            start = number
+        if index + 1 == len(numbers) or numbers[index + 1] != number + 1:
+            if start == number:
+                runs.append(f"{start:02d}")
+            elif number == start + 1:
+                runs.append(f"{start:02d}, {number:02d}")
+            else:
+                runs.append(f"{start:02d}–{number:02d}")
+            start = None
+    return ", ".join(runs)
+
+
+def listed_numbers(text):
+    numbers = set()
+    if text.strip() == "every step":
+        return None
+    for part in text.split(","):
+        bounds = [int(value) for value in re.findall(r"\d\d", part)]
+        if len(bounds) == 2 and "–" in part:
+            numbers |= set(range(bounds[0], bounds[1] + 1))
+        else:
+            numbers |= set(bounds)
+    return numbers
+
+
+def options_table(body):
+    lines = [line for line in body.strip().splitlines() if line.startswith("|")]
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    if "steps" not in header:
+        raise ValueError("the options table needs a `steps` column")
+    column = header.index("steps")
+    programs = step_programs()
+    every = sorted(int(name[4:]) for name, _ in programs)
+    rows_seen, out = set(), lines[:2]
+    for line in lines[2:]:
+        cells = re.split(r"(?<!\\)\|", line.strip()[1:-1])
+        options = re.findall(r"`(--?[\w-]+)", cells[0])
+        rows_seen |= set(options)
+        old = listed_numbers(cells[column]) if cells[column].strip() else set()
+        numbers = []
+        for name, offered in programs:
+            number = int(name[4:])
+            if offered is None:   # not built (step15 without NCCL): keep what the table says
+                if old is None or number in old:
+                    numbers.append(number)
+            elif all(option in offered for option in options):
+                numbers.append(number)
+        cells[column] = f" {step_list(numbers, every)} "
+        out.append("|" + "|".join(cells) + "|")
+    counts = {}
+    for _, offered in programs:
+        for option in offered or ():
+            counts[option] = counts.get(option, 0) + 1
+    shared = sorted(option for option, count in counts.items() if count > len(programs) // 2)
+    missing = [option for option in shared if option not in rows_seen]
+    if missing:
+        raise ValueError(f"options most steps offer have no row: {', '.join(missing)}")
+    return "\n".join(out)
+
+
+# ---- the files -----------------------------------------------------------------------------
+
+def markdown_files():
+    listed = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode != 0:
+        return sorted(glob.glob(os.path.join(ROOT, "**", "*.md"), recursive=True))
+    return [os.path.join(ROOT, path) for path in listed.stdout.split()]
+
+
+def generate(path, text, bench_csv_path):
+    relative = os.path.relpath(ROOT, os.path.dirname(os.path.abspath(path)))
+    relative = "" if relative == "." else relative + "/"
+    out, position = [], 0
+    for match in BEGIN.finditer(text):
+        if match.start() < position:
+            continue
+        end = text.find(END, match.end())
+        if end < 0:
+            raise ValueError(f"{path}: a `generated: {match.group(1)}` marker without {END}")
+        kind, options = match.group(1), arguments(match.group(2).replace("-->", ""))
+        head_end = text.find("-->", match.start()) + len("-->")
+        body = text[head_end:end]
+        csv_path = options.get("csv", BENCH_CSV)
+        if csv_path == BENCH_CSV and bench_csv_path:
+            csv_path = bench_csv_path
+        csv_path = csv_path if os.path.isabs(csv_path) else os.path.join(ROOT, csv_path)
+        if kind == "ladder":
+            table = ladder(options, relative, csv_path)
+        elif kind == "columns":
+            spec_end = text.find("-->", match.start())
+            table = columns(options, text[match.end():spec_end], csv_path)
+        elif kind == "accuracy":
+            table = accuracy(options, csv_path)
+        elif kind == "options":
+            table = options_table(body)
+        else:
+            raise ValueError(f"{path}: no table kind {kind!r}")
+        out.append(text[position:head_end] + "\n" + table + "\n")
+        position = end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def selected(rows, selectors):
+    """The rows the selectors match; without a device selector, those of the first device
+    among them."""
+    for key, wanted in selectors.items():
+        test = sizes(wanted) if key == "n" else None
+        rows = [row for row in rows if (test(int(row.get(key, -1))) if test else row.get(key) == wanted)]
+    if rows and "device" in rows[0] and "device" not in selectors:
+        rows = [row for row in rows if row["device"] == rows[0]["device"]]
+    return rows
+
+
+def cited(path, text):
+    """Every cited figure of the file against its row: a list of misses."""
+    misses = []
+    for match in CITE.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        source, selectors, expression = match.group(1), arguments(match.group(2)), match.group(3)
+        before = text[:match.start()]
+        printed = NUMBER_BEFORE.search(before)
+        where = f"{os.path.relpath(path, ROOT)}:{line}"
+        if not printed:
+            misses.append(f"{where}: no number right before the citation of {source}")
+            continue
+        figure = printed.group(1).replace(",", "")
+        decimals = len(figure.split(".")[1]) if "." in figure else 0
+        rows = selected(plain_rows(os.path.join(ROOT, source)), selectors)
+        others = {key: wanted for key, wanted in selectors.items() if key not in ("step", "variant")}
+        if rows and "device" in rows[0]:
+            others.setdefault("device", rows[0]["device"])
+        try:
+            value = value_of(expression, rows, selected(plain_rows(os.path.join(ROOT, source)), others))
+        except (ValueError, SyntaxError, ZeroDivisionError) as error:
+            misses.append(f"{where}: {source} {match.group(2).strip()}: {expression}: {error}")
+            continue
+        if abs(value - float(figure)) > 0.5 * 10 ** -decimals + 1e-9:
+            misses.append(f"{where}: the text says {figure}, {source} gives {value:.{decimals + 3}f} "
+                          f"({match.group(2).strip()}: {expression})")
+    return misses
+
+
+def main(argv):
+    mode, bench_csv_path, files = "write", None, []
+    arguments_left = list(argv[1:])
+    while arguments_left:
+        word = arguments_left.pop(0)
+        if word in ("--check", "--cited"):
+            mode = word[2:]
+        elif word == "--bench-csv" and arguments_left:
+            bench_csv_path = os.path.abspath(arguments_left.pop(0))
+        elif word.startswith("-"):
+            bench_csv.fail(PROGRAM, "usage: bench/docs_tables.py [--check | --cited] "
+                                    "[--bench-csv CSV] [FILE.md ...]")
+        else:
+            files.append(os.path.abspath(word))
+    files = files or markdown_files()
+    problems = []
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        if mode == "cited":
+            problems += cited(path, text)
+            continue
+        try:
+            updated = generate(path, text, bench_csv_path)
+        except ValueError as error:
+            bench_csv.fail(PROGRAM, f"{os.path.relpath(path, ROOT)}: {error}")
+        if updated == text:
+            continue
+        name = os.path.relpath(path, ROOT)
+        if mode == "check":
+            problems.append(f"{name} differs from what make docs writes:")
+            problems += list(difflib.unified_diff(text.splitlines(), updated.splitlines(),
+                                                  name, name + " (make docs)", lineterm=""))
+        else:
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(updated)
+            print(f"{PROGRAM}: rewrote the generated tables of {name}")
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

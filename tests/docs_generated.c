@@ -1,0 +1,104 @@
+/* The measured figures of the student-facing text (bench/docs_tables.py, `make docs`): every
+ * generated table is what make docs writes from docs/results/, byte for byte, and every figure
+ * a sentence cites equals its row to the precision printed. The checker itself is tried on a
+ * table and a citation made wrong on purpose. No GPU needed (the options table reads the step
+ * programs' --help, which needs none). */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char GENERATOR[] = "bench/docs_tables.py";
+static const char TRIAL_DIRECTORY[] = "build/docs_trial";
+
+static struct finished generator_run(const char *mode, const char *file)
+{
+    const char *argv[] = {"python3", GENERATOR, mode, file, NULL};
+    return program_run("/usr/bin/env", GPUS_HIDDEN, argv);
+}
+
+/* A Markdown file under build/ (inside the repository, so that its paths resolve). */
+static void trial_file(char *path, size_t size, const char *name, const char *text)
+{
+    mkdir("build", 0755);
+    mkdir(TRIAL_DIRECTORY, 0755);
+    snprintf(path, size, "%s/%s", TRIAL_DIRECTORY, name);
+    FILE *file = fopen(path, "w");
+    cr_assert_not_null(file, "cannot write %s", path);
+    fputs(text, file);
+    fclose(file);
+}
+
+Test(docs, committed_tables_are_what_make_docs_writes, .timeout = 120)
+{
+    struct finished run = generator_run("--check", NULL);
+    cr_expect_eq(run.exit_code, 0, "run make docs and commit what it writes:\n%s", run.err);
+    finished_free(&run);
+}
+
+Test(docs, cited_figures_equal_their_rows, .timeout = 60)
+{
+    struct finished run = generator_run("--cited", NULL);
+    cr_expect_eq(run.exit_code, 0, "cited figures that differ from their rows:\n%s", run.err);
+    finished_free(&run);
+}
+
+/* step13 at 2^25 in docs/results/bench.csv: 85.00 % of the peak, 1.0659 x CUB, and 67.07 %
+ * for CUB from a dirty L2 (its time beside step13's, over step13's percentage). */
+Test(docs, a_figure_that_differs_from_its_row_is_caught, .timeout = 60)
+{
+    static const char RIGHT[] =
+        "step13 reads at 85.00 %<!-- cite docs/results/bench.csv step=step13 n=2^25 flush=read"
+        ": peak_pct --> of the peak, 1.07×<!-- cite docs/results/bench.csv step=step13 n=2^25 "
+        "flush=read: ratio_to_cub --> CUB; CUB from a dirty L2 67.07 %<!-- cite "
+        "docs/results/bench.csv step=step13 n=2^25 flush=write: "
+        "peak_pct*ms_median/cub_ms_median -->, narrowest 1.02×<!-- cite docs/results/bench.csv "
+        "step=step13 n=2^26..2^32 flush=read: min(ratio_to_cub) -->.\n";
+    static const char WRONG[] = "CUB from a dirty L2 67.5 %<!-- cite docs/results/bench.csv "
+                                "step=step13 n=2^25 flush=write: "
+                                "peak_pct*ms_median/cub_ms_median -->.\n";
+    static const char AMBIGUOUS[] = "step13 at 85.00 %<!-- cite docs/results/bench.csv "
+                                    "step=step13 n=2^25: peak_pct -->.\n";
+    char path[256];
+    trial_file(path, sizeof path, "right.md", RIGHT);
+    struct finished run = generator_run("--cited", path);
+    cr_expect_eq(run.exit_code, 0, "the right figures were refused:\n%s", run.err);
+    finished_free(&run);
+
+    trial_file(path, sizeof path, "wrong.md", WRONG);
+    run = generator_run("--cited", path);
+    cr_expect_eq(run.exit_code, 1, "67.5 %% passed for 67.07 %%");
+    cr_expect(strstr(run.err, "says 67.5") != NULL, "the message names the figure: %s", run.err);
+    finished_free(&run);
+
+    trial_file(path, sizeof path, "ambiguous.md", AMBIGUOUS);
+    run = generator_run("--cited", path);
+    cr_expect_eq(run.exit_code, 1, "a citation matching two rows (both flushes) passed");
+    finished_free(&run);
+}
+
+Test(docs, a_stale_table_is_caught, .timeout = 60)
+{
+    static const char MARKER[] =
+        "<!-- generated: columns csv=docs/results/bench.csv device=\"NVIDIA H100 80GB HBM3\" "
+        "n=2^25\nheader: n ; step13 %% of peak\ncells: n ; step13: peak_pct : {:.2f}\n-->\n"
+        "| n | step13 %% of peak |\n|---:|---:|\n| 2^25 | %s |\n<!-- end generated -->\n";
+    char text[512], path[256];
+    snprintf(text, sizeof text, MARKER, "85.00");
+    trial_file(path, sizeof path, "fresh.md", text);
+    struct finished run = generator_run("--check", path);
+    cr_expect_eq(run.exit_code, 0, "a table as make docs writes it was refused:\n%s", run.err);
+    finished_free(&run);
+
+    snprintf(text, sizeof text, MARKER, "85.5");
+    trial_file(path, sizeof path, "stale.md", text);
+    run = generator_run("--check", path);
+    cr_expect_eq(run.exit_code, 1, "a table with 85.5 for 85.00 passed");
+    cr_expect(strstr(run.err, "85.00") != NULL, "the difference is shown: %s", run.err);
+    finished_free(&run);
+}
