@@ -23,10 +23,26 @@ static bool legacy(cudaStream_t stream)
     return stream == 0 || stream == cudaStreamLegacy;
 }
 
-/* Whether the latest launch on this scratch may still run: cudaErrorNotReady, or an error. */
+/* Whether the latest launch on this scratch may still run: cudaErrorNotReady, or an error.
+ * Each device has its own legacy default stream: the one that launch went to is asked. */
 static cudaError_t still_running(const struct scratch_use *use)
 {
-    return use->after != NULL ? cudaEventQuery(use->after) : cudaStreamQuery(cudaStreamLegacy);
+    int current = 0;
+    if (use->after != NULL) return cudaEventQuery(use->after);
+    cudaError_t status = cudaGetDevice(&current);
+    if (status != cudaSuccess) return status;
+    if (current == use->device) return cudaStreamQuery(cudaStreamLegacy);
+    status = cudaSetDevice(use->device);
+    cudaError_t idle = status == cudaSuccess ? cudaStreamQuery(cudaStreamLegacy) : status;
+    status = cudaSetDevice(current);
+    return status == cudaSuccess ? idle : status;
+}
+
+/* Launches on one stream of one device run in the order they were enqueued. */
+static bool same_stream(const struct scratch_use *use, cudaStream_t stream)
+{
+    int device = 0;
+    return use->stream == stream && cudaGetDevice(&device) == cudaSuccess && device == use->device;
 }
 
 static struct scratch_use *use_of(const void *ticket_counter)
@@ -47,7 +63,7 @@ cudaError_t scratch_claim(const void *ticket_counter, cudaStream_t stream)
 {
     pthread_mutex_lock(&uses_lock);
     struct scratch_use *use = use_of(ticket_counter);
-    cudaError_t running = use == NULL || use->ticket_counter == NULL || use->stream == stream
+    cudaError_t running = use == NULL || use->ticket_counter == NULL || same_stream(use, stream)
                               ? cudaSuccess
                               : still_running(use);
     if (use == NULL) {

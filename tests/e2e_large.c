@@ -91,10 +91,11 @@ ParameterizedTestParameters(gpu_large, step14_two_to_31_plus_1_is_correct)
 ParameterizedTest(struct op_and_type *c, gpu_large, step14_two_to_31_plus_1_is_correct,
                   .timeout = LARGE_TIMEOUT_S)
 {
-    char what[64];
-    require_gpu(STEP14);
-    wait_for_the_large_run_lock();
+    char what[64], named[96];
     snprintf(what, sizeof what, "--op %s --type %s -n 2^31+1", c->op, c->type);
+    snprintf(named, sizeof named, "%s %s", STEP14, what);
+    require_gpu(named);
+    wait_for_the_large_run_lock();
     struct finished run = program_run(
         STEP14_PROGRAM, GPUS_VISIBLE,
         (const char *const[]){"--quiet", "-n", LARGE_N, "--op", c->op, "--type", c->type,
