@@ -77,29 +77,32 @@ ParameterizedTest(int *index, gpu_large, two_to_31_plus_1_is_correct, .timeout =
 }
 
 /* step14 in the types whose copies differ in size: int (4 bytes), double (8) with dot's
- * second array beside it (2 x 16 GiB, converted from the host in parts), and float. */
-struct op_and_type {
-    const char *op, *type;
-};
+ * second array beside it (2 x 16 GiB, converted from the host in parts), and float. The
+ * parameters are indices into these: Criterion copies them into the process that runs the
+ * test, where a pointer would not be valid. */
+static const char *const LARGE_OPS[] = {"sum", "max", "dot"};
+static const char *const LARGE_TYPES[] = {"int", "float", "double"};
+enum { STEP14_LARGE_CASES = sizeof LARGE_OPS / sizeof LARGE_OPS[0] };
 
 ParameterizedTestParameters(gpu_large, step14_two_to_31_plus_1_is_correct)
 {
-    static struct op_and_type cases[] = {{"sum", "int"}, {"max", "float"}, {"dot", "double"}};
-    return cr_make_param_array(struct op_and_type, cases, sizeof cases / sizeof cases[0]);
+    static int cases[STEP14_LARGE_CASES];
+    for (int c = 0; c < STEP14_LARGE_CASES; c++) cases[c] = c;
+    return cr_make_param_array(int, cases, STEP14_LARGE_CASES);
 }
 
-ParameterizedTest(struct op_and_type *c, gpu_large, step14_two_to_31_plus_1_is_correct,
-                  .timeout = LARGE_TIMEOUT_S)
+ParameterizedTest(int *c, gpu_large, step14_two_to_31_plus_1_is_correct, .timeout = LARGE_TIMEOUT_S)
 {
+    const char *op = LARGE_OPS[*c], *type = LARGE_TYPES[*c];
     char what[64], named[96];
-    snprintf(what, sizeof what, "--op %s --type %s -n 2^31+1", c->op, c->type);
+    snprintf(what, sizeof what, "--op %s --type %s -n 2^31+1", op, type);
     snprintf(named, sizeof named, "%s %s", STEP14, what);
     require_gpu(named);
     wait_for_the_large_run_lock();
     struct finished run = program_run(
         STEP14_PROGRAM, GPUS_VISIBLE,
-        (const char *const[]){"--quiet", "-n", LARGE_N, "--op", c->op, "--type", c->type,
-                              "--buffers", "1", "--iters", "1", "--warmup", "0", "--no-cub", NULL});
+        (const char *const[]){"--quiet", "-n", LARGE_N, "--op", op, "--type", type, "--buffers",
+                              "1", "--iters", "1", "--warmup", "0", "--no-cub", NULL});
     expect_correct_large_run(STEP14, &run, what);
 }
 
