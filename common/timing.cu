@@ -22,7 +22,7 @@ bool input_create_on_host(struct input *input, const struct options *options, si
 }
 
 /* The copies are planned before the first is made: all of them, and CUB's temporary storage
- * with --cub, must fit the memory the step's own buffers and the timer left free. */
+ * unless --no-cub, must fit the memory the step's own buffers and the timer left free. */
 bool input_create(struct input *input, const struct options *options, size_t n,
                   const struct device_info *device)
 {

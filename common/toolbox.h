@@ -161,7 +161,7 @@ void memory_plan_explain(const struct memory_plan *plan, const char *what, const
 /* ---- timing.cu: the input's copies; CUDA events from a cold L2; CUB timed the same way ---- */
 /* Each timed run reads the next copy of the input, one the L2 does not hold. The copies are
  * options->buffers, or as many as memory_plan_make finds room for beside CUB's temporary
- * storage (--cub); not even one: a message that names the need. Allocate the step's own
+ * storage (unless --no-cub); not even one: a message that names the need. Allocate the step's own
  * buffers first: the plan counts what they leave free. input_create_on_host makes only the
  * host's data and its reference, for a step that makes its device copies itself. */
 struct input {

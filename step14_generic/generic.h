@@ -69,7 +69,7 @@ struct typed_input {
     void *owned[MAX_BUFFERS + 1]; /* the converted copies and b, freed here */
     struct host_values values;
 };
-/* Whether CUB's sum is timed beside the run: a float sum with --cub. */
+/* Whether CUB's sum is timed beside the run: a float sum, unless --no-cub. */
 bool cub_runs(const struct options *options, struct pair pair);
 bool typed_input_create(struct typed_input *input, const struct options *options, size_t n,
                         struct pair pair, const struct device_info *device);
