@@ -13,9 +13,23 @@ bool cuda_succeeded(cudaError_t status, const char *call, const char *file, int 
     return status == cudaSuccess;
 }
 
-/* No GPU and no driver both land here. Upgrading a driver does not help on a machine without
- * an NVIDIA GPU, so the message says what works without one instead. */
-static void explain_no_device(const char *program, cudaError_t status)
+/* No GPU and no driver both land here, with the words a student can act on: the runtime's
+ * own string for a missing driver speaks of upgrading one, which does not help on a machine
+ * without an NVIDIA GPU. */
+const char *no_device_reason(void)
+{
+    int count = 0;
+    cudaError_t status = cudaGetDeviceCount(&count);
+    if (status == cudaSuccess && count > 0) return NULL;
+    if (status == cudaSuccess || status == cudaErrorNoDevice)
+        return "no CUDA-capable GPU was found";
+    if (status == cudaErrorInsufficientDriver)
+        return "no NVIDIA driver answered (none is loaded, or it is older than this CUDA)";
+    return cudaGetErrorString(status);
+}
+
+/* Without a GPU the message says what works without one. */
+static void explain_no_device(const char *program, const char *reason)
 {
     fprintf(
         stderr,
@@ -25,11 +39,7 @@ static void explain_no_device(const char *program, cudaError_t status)
         "need no GPU (make test\n  says how many it skipped) and read the kernels' PTX (make ptx): "
         "see \"Without "
         "a GPU\" in README.md.\n",
-        program,
-        status == cudaErrorNoDevice ? "no CUDA-capable GPU was found"
-        : status == cudaErrorInsufficientDriver
-            ? "no NVIDIA driver answered (none is loaded, or it is older than this CUDA)"
-            : cudaGetErrorString(status));
+        program, reason);
 }
 
 bool device_open(struct device_info *d, const char *program)
@@ -39,12 +49,12 @@ bool device_open(struct device_info *d, const char *program)
 
 bool device_open_number(struct device_info *d, const char *program, int number)
 {
-    int count = 0, memory_khz = 0, bus_bits = 0, l2 = 0;
+    int memory_khz = 0, bus_bits = 0, l2 = 0;
     struct cudaDeviceProp prop;
-    cudaError_t status = cudaGetDeviceCount(&count);
+    const char *reason = no_device_reason();
     memset(d, 0, sizeof *d);
-    if (status != cudaSuccess || count == 0) {
-        explain_no_device(program, status == cudaSuccess ? cudaErrorNoDevice : status);
+    if (reason != NULL) {
+        explain_no_device(program, reason);
         return false;
     }
     CUDA_TRY(cudaSetDevice(number));

@@ -4,15 +4,12 @@
 
 #include "toolbox.h"
 
-/* Room left for CUB's temporary storage and the runtime after the second and later copies. */
-static const size_t KEEP_FREE = (size_t)256 << 20;
 /* Four times the L2: whatever its replacement policy, none of the input survives. */
 enum { L2_CAPACITIES = 4, FLUSH_BLOCKS = 1024, FLUSH_THREADS = 256 };
 
-bool input_create(struct input *input, const struct options *options, size_t n,
-                  const struct device_info *device)
+bool input_create_on_host(struct input *input, const struct options *options, size_t n)
 {
-    size_t bytes = n * sizeof(float), free_bytes = 0, total_bytes = 0;
+    size_t bytes = n * sizeof(float);
     memset(input, 0, sizeof *input);
     input->n = n;
     if ((input->host = (float *)malloc(bytes > 0 ? bytes : 1)) == NULL) {
@@ -21,10 +18,24 @@ bool input_create(struct input *input, const struct options *options, size_t n,
     }
     pattern_fill(input->host, n, &options->pattern, options->seed);
     input->reference = reference_compute(input->host, n);
-    if (!device_memory_fits(device, bytes, "the input")) return false;
-    for (int c = 0; c < options->buffers; c++) {
-        CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-        if (c > 0 && free_bytes < bytes + KEEP_FREE) break;
+    return true;
+}
+
+/* The copies are planned before the first is made: all of them, and CUB's temporary storage
+ * unless --no-cub, must fit the memory the step's own buffers and the timer left free. */
+bool input_create(struct input *input, const struct options *options, size_t n,
+                  const struct device_info *device)
+{
+    size_t bytes = n * sizeof(float), free_bytes = 0, total_bytes = 0;
+    if (!input_create_on_host(input, options, n)) return false;
+    CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    size_t fixed = options->cub ? memory_rounded(cub_temp_bytes(n)) : 0;
+    struct memory_plan plan = memory_plan_make(fixed, bytes, free_bytes, options->buffers);
+    if (plan.copies == 0) {
+        memory_plan_explain(&plan, "the input", "CUB's temporary storage", device->name);
+        return false;
+    }
+    for (int c = 0; c < plan.copies; c++) {
         /* cudaMalloc(0) gives NULL: one float keeps every copy a real buffer */
         CUDA_TRY(cudaMalloc((void **)&input->copies[c], bytes > 0 ? bytes : sizeof(float)));
         input->count = c + 1;
@@ -130,13 +141,26 @@ static cudaError_t cub_sum(void *temp, size_t &temp_bytes, const float *in, size
     return cub::DeviceReduce::Sum(temp, temp_bytes, in, total, (long long)n);
 }
 
+/* Where the total goes after CUB's temporary storage: the next 16-byte boundary. */
+static size_t total_offset(size_t temp_bytes)
+{
+    return (temp_bytes + sizeof(float4) - 1) / sizeof(float4) * sizeof(float4);
+}
+
+size_t cub_temp_bytes(size_t n)
+{
+    size_t temp_bytes = 0;
+    if (cub_sum(NULL, temp_bytes, NULL, n, NULL) != cudaSuccess) return 0; /* cub_time says why */
+    return total_offset(temp_bytes) + sizeof(float4);
+}
+
 bool cub_time(const struct input *input, const struct options *o, struct timer *timer,
               struct timing *timing, float *total)
 {
     size_t temp_bytes = 0, total_at;
     char *temp = NULL; /* CUB's temporary storage, then the total, 16-byte aligned */
     bool ok = CUDA_OK(cub_sum(NULL, temp_bytes, NULL, input->n, NULL));
-    total_at = (temp_bytes + sizeof(float4) - 1) / sizeof(float4) * sizeof(float4);
+    total_at = total_offset(temp_bytes);
     ok = ok && CUDA_OK(cudaMalloc((void **)&temp, total_at + sizeof(float4)));
     for (int run = 0; ok && run < o->warmup + o->iters; run++)
         ok = timer_start(timer) &&

@@ -37,6 +37,8 @@ struct device_info {
 bool device_open(struct device_info *device, const char *program); /* no GPU: says what works */
 /* The same for device `number`, the only one it touches (step15: each process its own GPU). */
 bool device_open_number(struct device_info *device, const char *program, int number);
+/* NULL when a CUDA device answers; otherwise why none does, in device_open's words. */
+const char *no_device_reason(void);
 bool device_memory_fits(const struct device_info *device, size_t bytes, const char *what);
 unsigned filling_grid(const struct device_info *device, unsigned threads); /* every SM full */
 /* --blocks B when given (blocks > 0), otherwise filling_grid: a step's most blocks. */
@@ -46,6 +48,18 @@ unsigned blocks_to_cover(size_t n, size_t per_block);
 double effective_gb_per_s(double bytes, double milliseconds);
 bool total_read(const float *device_total, float *total); /* NULL: the host has it already */
 bool sum_on_host(const float *block_sums, size_t count, float *total); /* documents 001, 004 */
+
+/* ---- scratch.c: one launch in flight per scratch, for kernels used as a library --------- */
+/* A kernel that finishes through block sums and a ticket counter (steps 12 and 13) mixes two
+ * launches that share them and run at once: the gatherer can wait forever, or the total can
+ * be stale. scratch_claim, just before the launch on `stream`, refuses the launch (a message,
+ * cudaErrorNotPermitted) while the scratch's latest launch, on another stream, may still run;
+ * launches on one stream run in order and share a scratch safely. scratch_release, just after
+ * the launch with its status, remembers it: an event recorded on the stream, or nothing on the
+ * legacy default stream, which is asked whether it is idle instead. A successful claim holds
+ * a lock that the release gives back: call both, or neither. */
+cudaError_t scratch_claim(const void *ticket_counter, cudaStream_t stream);
+cudaError_t scratch_release(const void *ticket_counter, cudaStream_t stream, cudaError_t launch);
 
 /* ---- options.c: the command line -------------------------------------------------------- */
 enum exit_code { EXIT_CORRECT = 0, EXIT_WRONG = 1, EXIT_USAGE = 2, EXIT_ENVIRONMENT = 3 };
@@ -124,10 +138,34 @@ double error_bound(const struct reference *reference, unsigned depth);
 bool result_within(float result, const struct reference *reference, double bound);
 unsigned tree_levels(size_t count); /* ceil(log2(count)) */
 
+/* ---- memory.c: how many copies of the input fit, decided before any of them is made ------ */
+/* A run needs some memory once (the step's fixed bytes: dot's second array, a staging buffer,
+ * CUB's temporary storage) and the rest per copy of its input. The plan makes the most copies,
+ * up to the wanted number, whose need fits the free memory; 0 means not even one fits. Each
+ * allocation is counted in whole ALLOCATION_GRANULEs, a margin for the driver's rounding up
+ * (its granularity: cuMemGetAllocationGranularity, CUDA Driver API); a second and later copy
+ * also leave RUNTIME_HEADROOM free for what the runtime allocates on its own. */
+#define ALLOCATION_GRANULE ((size_t)2 << 20)
+#define RUNTIME_HEADROOM ((size_t)256 << 20)
+struct memory_plan {
+    size_t fixed_bytes, copy_bytes, free_bytes;
+    int copies;
+};
+size_t memory_rounded(size_t bytes); /* whole granules, at least one */
+struct memory_plan memory_plan_make(size_t fixed_bytes, size_t copy_bytes, size_t free_bytes,
+                                    int wanted);
+size_t memory_plan_need(const struct memory_plan *plan, int copies);
+/* "not enough device memory for one copy of <what>: it needs X MiB (Y MiB the copy,
+ * Z MiB <fixed_what>), and F MiB are free on <device>" */
+void memory_plan_explain(const struct memory_plan *plan, const char *what, const char *fixed_what,
+                         const char *device_name);
+
 /* ---- timing.cu: the input's copies; CUDA events from a cold L2; CUB timed the same way ---- */
 /* Each timed run reads the next copy of the input, one the L2 does not hold. The copies are
- * options->buffers, or fewer where they would leave too little memory for CUB: allocate the
- * step's own buffers first. */
+ * options->buffers, or as many as memory_plan_make finds room for beside CUB's temporary
+ * storage (unless --no-cub); not even one: a message that names the need. Allocate the step's own
+ * buffers first: the plan counts what they leave free. input_create_on_host makes only the
+ * host's data and its reference, for a step that makes its device copies itself. */
 struct input {
     size_t n;
     float *host;
@@ -137,6 +175,7 @@ struct input {
 };
 bool input_create(struct input *input, const struct options *options, size_t n,
                   const struct device_info *device);
+bool input_create_on_host(struct input *input, const struct options *options, size_t n);
 void input_free(struct input *input);
 struct timing {
     double median_ms, min_ms, max_ms;
@@ -161,6 +200,8 @@ void timer_free(struct timer *timer);
  * and one such sample, kept as timer_stop keeps its own; timer_summary and timer_free as usual. */
 bool timer_make_samples(struct timer *timer, int capacity);
 void timer_keep(struct timer *timer, double milliseconds);
+/* The bytes cub_time allocates for n floats: CUB's temporary storage and the total. */
+size_t cub_temp_bytes(size_t n);
 /* cub::DeviceReduce::Sum over the same copies, the same way; its total in *total (or NULL). */
 bool cub_time(const struct input *input, const struct options *options, struct timer *timer,
               struct timing *timing, float *total);

@@ -79,6 +79,7 @@ static int measure(const struct options *o, const struct device_info *device, si
     const float *device_total = NULL;
     int status = EXIT_ENVIRONMENT;
 
+    if (!device_memory_fits(device, (n + 1) * sizeof(float), "the copy a run destroys")) goto done;
     if (!CUDA_OK(cudaMalloc((void **)&work, (n + 1) * sizeof(float)))) goto done;
     if (!CUDA_OK(cudaMalloc((void **)&block_sums, block_sums_bytes(n, o->threads)))) goto done;
     if (!timer_make(&timer, device, o)) goto done;

@@ -14,6 +14,7 @@
 #include <cuda/atomic>
 
 #include "reduce.h"
+#include "toolbox.h"
 
 enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4 };
 /* Every lane of the warp takes part in every shuffle. */
@@ -230,9 +231,12 @@ extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *bl
     if (variant < VARIANT_TICKET || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
     for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
         if (instance.block_size != threads) continue;
+        /* A launch on another stream may still use this scratch: refused (reduce.h). */
+        cudaError_t claimed = scratch_claim(ticket_counter, stream);
+        if (claimed != cudaSuccess) return claimed;
         instance.by_variant[variant]<<<blocks, threads, 0, stream>>>(in, n, block_sums,
                                                                      ticket_counter, total);
-        return cudaGetLastError();
+        return scratch_release(ticket_counter, stream, cudaGetLastError());
     }
     return cudaErrorInvalidConfiguration;
 }

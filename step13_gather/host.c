@@ -152,8 +152,9 @@ static void describe_launch(struct report *report, size_t n, const struct shape 
 
 /* --ceilings: room for the write and the copy of n floats, allocated before the input's
  * copies so that input_create makes as many of them as still fit. */
-static bool scratch_create(float **scratch, size_t n)
+static bool scratch_create(float **scratch, size_t n, const struct device_info *device)
 {
+    if (!device_memory_fits(device, n * sizeof(float), "--ceilings' scratch")) return false;
     CUDA_TRY(cudaMalloc((void **)scratch, n * sizeof(float) + sizeof(float)));
     return true;
 }
@@ -172,7 +173,7 @@ static int measure(const struct options *o, const struct device_info *device, si
     int status = EXIT_ENVIRONMENT;
 
     if (!buffers_create(&buffers, blocks_for(n, &shape))) goto done;
-    if (o->extra[CEILINGS_OPTION] && !scratch_create(&scratch, n)) goto done;
+    if (o->extra[CEILINGS_OPTION] && !scratch_create(&scratch, n, device)) goto done;
     if (!timer_make(&timer, device, o)) goto done;
     if (!input_create(&input, o, n, device)) goto done;
     for (int run = 0; run < o->warmup + o->iters; run++) {

@@ -26,6 +26,7 @@
 #include <cuda/atomic>
 
 #include "reduce.h"
+#include "toolbox.h"
 
 enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4, TAGS_IN_FLIGHT = 8 };
 /* Every lane of the warp takes part in every shuffle. */
@@ -337,9 +338,12 @@ extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *bl
     if (!gathers(blocks, variant)) variant = VARIANT_TICKET;
     for (const struct instantiation &instance : KERNELS) {
         if (instance.block_size != threads || instance.vectors != vectors) continue;
+        /* A launch on another stream may still use this scratch: refused (reduce.h). */
+        cudaError_t claimed = scratch_claim(ticket_counter, stream);
+        if (claimed != cudaSuccess) return claimed;
         instance.by_variant[variant]<<<blocks, threads, 0, stream>>>(in, n, block_sums,
                                                                      ticket_counter, total);
-        return cudaGetLastError();
+        return scratch_release(ticket_counter, stream, cudaGetLastError());
     }
     return cudaErrorInvalidConfiguration;
 }

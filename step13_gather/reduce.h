@@ -53,7 +53,13 @@ unsigned grid_blocks(size_t n, unsigned threads, unsigned vectors);
  * block_sums has block_sums_bytes(blocks) bytes, starts on a 16-byte boundary (as cudaMalloc's
  * memory does), and its gatherer's words are zeroed before the first launch; every launch
  * leaves them zeroed. *ticket_counter is 0 before the launch, and the launch leaves it 0.
- * VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch. */
+ * VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch.
+ * The library's contract: block_sums, *ticket_counter and *total are one launch's scratch.
+ * Launches on one stream run one after another and may share it; two launches that may run
+ * at once (on two streams, or two host threads with streams of their own) each need their
+ * own, or the gatherer may wait forever and the total may be stale. A launch on another
+ * stream while the scratch's latest launch may still run is refused: cudaErrorNotPermitted,
+ * after a message on stderr (common/scratch.c). */
 cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                  unsigned *ticket_counter, float *total, unsigned blocks,
                                  unsigned threads, unsigned vectors, int variant,

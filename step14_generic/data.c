@@ -1,70 +1,138 @@
 /* step14_generic: the data in the chosen type. The patterns make floats (common/pattern.c);
  * an int or double input is those floats converted on the device, which every value of an
- * integer pattern survives exactly (host.c refuses --type int for a real-valued pattern). */
+ * integer pattern survives exactly (host.c refuses --type int for a real-valued pattern).
+ * How many copies are made is planned from the type's size before anything is allocated. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "generic.h"
 
 enum { SECOND_SEED = 1 }; /* dot's b: the same pattern, the seed after a's */
+/* An input in another type is made from the host's floats STAGING_FLOATS at a time: each
+ * part uploaded into a staging buffer and converted from there into place. The device never
+ * holds a whole float copy beside the converted one, so a double copy of 2^32 elements needs
+ * its 32 GiB and 64 MiB more, not 48 GiB. */
+#define STAGING_FLOATS ((size_t)1 << 24)
 
-/* A new device array of n elements of the type, converted from device floats. */
-static bool converted(void **typed, const float *floats, size_t n, enum element_type type,
-                      const struct device_info *device)
+bool cub_runs(const struct options *o, struct pair p)
 {
-    size_t bytes = (n > 0 ? n : 1) * ELEMENT_BYTES[type]; /* cudaMalloc(0) would give NULL */
-    if (!device_memory_fits(device, bytes, "the input in its type")) return false;
-    CUDA_TRY(cudaMalloc(typed, bytes));
-    return CUDA_OK(convert_floats(floats, n, type, *typed));
+    return o->cub && p.op == OP_SUM && p.type == TYPE_FLOAT;
 }
 
-/* dot's b: filled and uploaded once (the L2 is flushed before every run, so one copy is read
- * from DRAM every time, like a's copies). */
-static bool second_array(struct typed_input *t, const struct options *o, size_t n,
-                         enum element_type type, const struct device_info *device)
+/* typed[0..n) in the type from host[0..n): floats go up as they are, the other types through
+ * `staging` (STAGING_FLOATS floats). */
+static bool upload_in_type(void *typed, const float *host, size_t n, enum element_type type,
+                           float *staging)
 {
-    float *floats = NULL;
+    if (type == TYPE_FLOAT)
+        return CUDA_OK(cudaMemcpy(typed, host, n * sizeof(float), cudaMemcpyHostToDevice));
+    for (size_t done = 0; done < n; done += STAGING_FLOATS) {
+        size_t count = n - done < STAGING_FLOATS ? n - done : STAGING_FLOATS;
+        /* cudaMemcpy waits for the conversion before it on the default stream */
+        CUDA_TRY(cudaMemcpy(staging, host + done, count * sizeof(float), cudaMemcpyHostToDevice));
+        CUDA_TRY(convert_floats(staging, count, type, (char *)typed + done * ELEMENT_BYTES[type]));
+    }
+    return true;
+}
+
+/* names += " and " name, or name when names is still empty. */
+static void name_add(char *names, size_t size, const char *name)
+{
+    size_t length = strlen(names);
+    snprintf(names + length, size - length, "%s%s", length > 0 ? " and " : "", name);
+}
+
+/* What the run needs beside the copies of a, each counted in whole allocation granules, and
+ * their names for the message when even one copy does not fit. */
+static size_t fixed_bytes(const struct options *o, size_t n, struct pair p, size_t copy_bytes,
+                          char *names, size_t size)
+{
+    size_t bytes = 0;
+    names[0] = '\0';
+    if (p.op == OP_DOT) {
+        bytes += memory_rounded(copy_bytes);
+        name_add(names, size, "dot's second array");
+    }
+    if (p.type != TYPE_FLOAT) {
+        bytes += memory_rounded(STAGING_FLOATS * sizeof(float));
+        name_add(names, size, "the conversion's staging");
+    }
+    if (cub_runs(o, p)) {
+        bytes += memory_rounded(cub_temp_bytes(n));
+        name_add(names, size, "CUB's temporary storage");
+    }
+    return bytes;
+}
+
+/* How many copies of a fit beside dot's b, the staging and CUB's storage: planned from the
+ * free memory before any of them is allocated. 0 after saying what the run needs. */
+static int copies_planned(const struct options *o, size_t n, struct pair p,
+                          const struct device_info *device)
+{
+    size_t copy_bytes = (n > 0 ? n : 1) * ELEMENT_BYTES[p.type], free_bytes = 0, total_bytes = 0;
+    char names[128], what[64];
+    size_t fixed = fixed_bytes(o, n, p, copy_bytes, names, sizeof names);
+    if (!CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes))) return 0;
+    struct memory_plan plan = memory_plan_make(fixed, copy_bytes, free_bytes, o->buffers);
+    snprintf(what, sizeof what, "the input in %s for %s", TYPE_NAMES[p.type], OP_NAMES[p.op]);
+    if (plan.copies == 0) memory_plan_explain(&plan, what, names, device->name);
+    return plan.copies;
+}
+
+/* A device array for n elements of the type; cudaMalloc(0) would give NULL. */
+static bool allocated(void **array, size_t n, enum element_type type)
+{
+    return CUDA_OK(cudaMalloc(array, (n > 0 ? n : 1) * ELEMENT_BYTES[type]));
+}
+
+/* dot's b, filled on the host from the next seed and uploaded once (the L2 is flushed before
+ * every run, so one copy is read from DRAM every time, like a's copies). */
+static bool second_array(struct typed_input *t, const struct options *o, size_t n,
+                         enum element_type type, float *staging)
+{
     if ((t->b_host = malloc(n > 0 ? n * sizeof(float) : 1)) == NULL) {
         fprintf(stderr, "not enough host memory for dot's second array of %zu floats\n", n);
         return false;
     }
     pattern_fill(t->b_host, n, &o->pattern, o->seed + SECOND_SEED);
-    bool ok = false;
-    if (!device_memory_fits(device, n * sizeof(float), "dot's second array")) goto done;
-    if (!CUDA_OK(cudaMalloc((void **)&floats, (n > 0 ? n : 1) * sizeof(float)))) goto done;
-    if (!CUDA_OK(cudaMemcpy(floats, t->b_host, n * sizeof(float), cudaMemcpyHostToDevice)))
-        goto done;
-    if (type == TYPE_FLOAT) {
-        t->owned[MAX_BUFFERS] = floats; /* the floats are the array itself */
-        floats = NULL;
-    } else if (!converted(&t->owned[MAX_BUFFERS], floats, n, type, device)) {
-        goto done;
-    }
+    if (!allocated(&t->owned[MAX_BUFFERS], n, type)) return false;
     t->b = t->owned[MAX_BUFFERS];
-    ok = true;
-done:
-    if (!CUDA_OK(cudaFree(floats))) ok = false;
-    return ok;
+    return upload_in_type(t->owned[MAX_BUFFERS], t->b_host, n, type, staging);
+}
+
+/* The copies of a: the first uploaded in its type, the others copied from it on the device.
+ * Float copies stay in t->floats, where cub_time finds them. */
+static bool copies_make(struct typed_input *t, size_t n, enum element_type type, int copies,
+                        float *staging)
+{
+    for (int c = 0; c < copies; c++) {
+        void **copy = type == TYPE_FLOAT ? (void **)&t->floats.copies[c] : &t->owned[c];
+        if (!allocated(copy, n, type)) return false;
+        if (type == TYPE_FLOAT) t->floats.count = c + 1;
+        t->a[c] = *copy;
+        t->count = c + 1;
+        if (c == 0 && !upload_in_type(*copy, t->floats.host, n, type, staging)) return false;
+        if (c > 0) CUDA_TRY(cudaMemcpy(*copy, t->a[0], n * ELEMENT_BYTES[type], cudaMemcpyDefault));
+    }
+    return true;
 }
 
 bool typed_input_create(struct typed_input *t, const struct options *o, size_t n, struct pair p,
                         const struct device_info *device)
 {
+    float *staging = NULL;
     memset(t, 0, sizeof *t);
-    if (!input_create(&t->floats, o, n, device)) return false;
-    t->count = t->floats.count;
-    if (p.op == OP_DOT && !second_array(t, o, n, p.type, device)) return false;
-    for (int c = 0; c < t->count; c++) {
-        if (p.type == TYPE_FLOAT) {
-            t->a[c] = t->floats.copies[c];
-            continue;
-        }
-        if (!converted(&t->owned[c], t->floats.copies[c], n, p.type, device)) return false;
-        t->a[c] = t->owned[c];
-        CUDA_TRY(cudaFree(t->floats.copies[c])); /* not read again: room for the next copy */
-        t->floats.copies[c] = NULL;
-    }
-    return host_values_compute(&t->values, t->floats.host, t->b_host ? t->b_host : t->floats.host,
+    if (!input_create_on_host(&t->floats, o, n)) return false;
+    int copies = copies_planned(o, n, p, device);
+    if (copies == 0) return false;
+    if (p.type != TYPE_FLOAT &&
+        !CUDA_OK(cudaMalloc((void **)&staging, STAGING_FLOATS * sizeof(float))))
+        return false;
+    bool ok = (p.op != OP_DOT || second_array(t, o, n, p.type, staging)) &&
+              copies_make(t, n, p.type, copies, staging);
+    if (staging != NULL && !CUDA_OK(cudaFree(staging))) ok = false;
+    return ok &&
+           host_values_compute(&t->values, t->floats.host, t->b_host ? t->b_host : t->floats.host,
                                n, &t->floats.reference);
 }
 

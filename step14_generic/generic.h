@@ -56,9 +56,11 @@ void pair_report(struct report *r, struct pair pair, const struct expectation *e
 
 /* ---- data.c: the data in the type ------------------------------------------------------- */
 
-/* One size's input: input_create's floats (the host data, its reference, the device copies),
- * converted on the device where the type is not float; for dot the second array, b, is the
- * same pattern from the next seed (one copy). */
+/* One size's input: the host's floats and their reference (input_create_on_host), and on the
+ * device as many copies in the type as fit (memory_plan_make: beside dot's second array, the
+ * conversion's staging buffer and CUB's storage), converted on the device in parts where the
+ * type is not float; for dot the second array, b, is the same pattern from the next seed (one
+ * copy). Not even one copy fits: false, after a message that names the need. */
 struct typed_input {
     struct input floats;
     const void *a[MAX_BUFFERS], *b; /* each run reads the next a; b: dot only */
@@ -67,6 +69,8 @@ struct typed_input {
     void *owned[MAX_BUFFERS + 1]; /* the converted copies and b, freed here */
     struct host_values values;
 };
+/* Whether CUB's sum is timed beside the run: a float sum, unless --no-cub. */
+bool cub_runs(const struct options *options, struct pair pair);
 bool typed_input_create(struct typed_input *input, const struct options *options, size_t n,
                         struct pair pair, const struct device_info *device);
 void typed_input_free(struct typed_input *input);

@@ -169,8 +169,7 @@ static int measure(const struct options *o, const struct device_info *device, st
     }
     report.time = timer_summary(&timer);
     if (job.total != NULL && !CUDA_OK(result_read(&job, result))) goto done;
-    bool cub_too = o->cub && p.op == OP_SUM && p.type == TYPE_FLOAT;
-    if (cub_too && !cub_time(&input.floats, o, &timer, &report.cub, NULL)) goto done;
+    if (cub_runs(o, p) && !cub_time(&input.floats, o, &timer, &report.cub, NULL)) goto done;
 
     snprintf(report.launch, sizeof report.launch,
              "%u blocks x %u threads, up to %zu element(s) per thread; 1 launch, %s", blocks,

@@ -34,7 +34,7 @@ struct step_and {
 
 static const struct ladder_step *begin_on_gpu(int index, const char *what)
 {
-    require_gpu();
+    require_gpu(LADDER[index].name);
     cr_log_info("%s (%s/run) %s", LADDER[index].name, LADDER[index].directory, what ? what : "");
     return &LADDER[index];
 }

@@ -113,11 +113,8 @@ static void outcome_free(struct outcome *outcome)
 /* Skips the calling test (never a pass) when this machine shows the tests no CUDA device. */
 static void require_gpu(void)
 {
-    int count = 0;
-    cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0)
-        cr_skip_test("no CUDA device: %s",
-                     status != cudaSuccess ? cudaGetErrorString(status) : "none found");
+    const char *reason = no_device_reason();
+    if (reason != NULL) cr_skip_test("%s: no CUDA device: %s", "step14", reason);
 }
 
 static int count_lines(const char *text)

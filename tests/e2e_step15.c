@@ -129,17 +129,10 @@ static void outcome_free(struct outcome *outcome)
  * tests/summary.c counts them. */
 static void require_gpus(int wanted)
 {
-    static const char NO_DEVICE[] = "no CUDA device: ";
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        struct outcome o = run_program(GPUS_SHOWN, (const char *const[]){"-n", "1", NULL});
-        const char *said = strstr(o.err, NO_DEVICE);
-        char reason[512];
-        snprintf(reason, sizeof reason, "%s", said != NULL ? said + strlen(NO_DEVICE) : o.err);
-        reason[strcspn(reason, "\n")] = '\0';
-        outcome_free(&o);
-        cr_skip_test("no CUDA device for step15: %s", reason);
-    }
+    const char *reason = no_device_reason();
+    if (reason != NULL) cr_skip_test("step15: no CUDA device: %s", reason);
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
     if (count < wanted)
         cr_skip_test("step15: this test needs %d GPUs and this machine shows %d "
                      "(CUDA_VISIBLE_DEVICES chooses which): the paths with several GPUs are "

@@ -1,4 +1,5 @@
 #include "harness.h"
+#include "toolbox.h"
 
 #include <criterion/criterion.h>
 #include <cuda_runtime_api.h>
@@ -148,13 +149,10 @@ void finished_free(struct finished *finished)
     free(finished->err);
 }
 
-void require_gpu(void)
+void require_gpu(const char *step)
 {
-    int count = 0;
-    cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0)
-        cr_skip_test("no CUDA device: %s",
-                     status != cudaSuccess ? cudaGetErrorString(status) : "none found");
+    const char *reason = no_device_reason();
+    if (reason != NULL) cr_skip_test("%s: no CUDA device: %s", step, reason);
 }
 
 /* ---- what a toolbox function prints ----------------------------------------------------- */

@@ -69,8 +69,10 @@ struct finished step_run(const struct ladder_step *step, enum gpus gpus, const c
 #define STEP_RUN(step, gpus, ...) step_run((step), (gpus), (const char *const[]){__VA_ARGS__, NULL})
 void finished_free(struct finished *finished);
 
-/* Skips the calling test (never a pass) when this machine shows the tests no CUDA device. */
-void require_gpu(void);
+/* Skips the calling test (never a pass) when this machine shows the tests no CUDA device,
+ * with a message that starts with the step's name and gives the programs' own reason
+ * (no_device_reason, common/device.c). */
+void require_gpu(const char *step);
 
 /* ---- what a toolbox function prints ----------------------------------------------------- */
 struct capture {

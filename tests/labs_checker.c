@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "toolbox.h"
+
 extern char **environ;
 
 enum {
@@ -113,14 +115,12 @@ static struct outcome run(const char *const *args, const char *const *settings)
 
 static const char *const GPUS_HIDDEN[] = {"CUDA_VISIBLE_DEVICES=", NULL};
 
-/* Skips (never passes) the calling test when this machine shows it no CUDA device. */
-static void require_cuda_device(void)
+/* Skips (never passes) the calling test when this machine shows it no CUDA device; the
+ * message starts with the lab's name. */
+static void require_cuda_device(const char *lab)
 {
-    int count = 0;
-    cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0)
-        cr_skip_test("no CUDA device: %s",
-                     status != cudaSuccess ? cudaGetErrorString(status) : "none found");
+    const char *reason = no_device_reason();
+    if (reason != NULL) cr_skip_test("%s: no CUDA device: %s", lab, reason);
 }
 
 static bool executable_in(const char *directory)
@@ -489,7 +489,7 @@ ParameterizedTestParameters(labs_gpu, starter_as_shipped_fails_its_check)
 ParameterizedTest(int *lab, labs_gpu, starter_as_shipped_fails_its_check, .timeout = 900)
 {
     char program[PATH_LENGTH];
-    require_cuda_device();
+    require_cuda_device(LAB[*lab]);
     snprintf(program, sizeof program, "labs/%s/program", LAB[*lab]);
     struct outcome o = run((const char *const[]){program, "--check", NULL}, NULL);
     cr_expect_eq(o.exit_code, 1, "%s --check: exit code %d (1: a wrong result):\n%.2000s", program,
@@ -852,12 +852,12 @@ ParameterizedTestParameters(labs_gpu, grade_tells_right_from_wrong)
 
 ParameterizedTest(int *lab, labs_gpu, grade_tells_right_from_wrong, .timeout = 3600)
 {
-    require_cuda_device();
+    require_cuda_device(LAB[*lab]);
     grade_and_expect(*lab, false, *lab == WIDE_LAB ? GRADE_SETTINGS_WIDE : GRADE_SETTINGS);
 }
 
 Test(labs_gpu, grade_reports_a_kernel_that_never_finishes, .timeout = 900)
 {
-    require_cuda_device();
+    require_cuda_device(LAB[1]);
     grade_and_expect(1, true, HANG_SETTINGS);
 }
