@@ -304,7 +304,7 @@ extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *bl
                                             unsigned threads, int variant, cudaStream_t stream)
 {
     if (variant < VARIANT_GATHER || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
-    if (!gathers(blocks, variant)) variant = VARIANT_TICKET;
+    if (variant == VARIANT_GATHER && !gathers(blocks, variant)) variant = VARIANT_TICKET;
     for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
         if (instance.block_size != threads) continue;
         instance.by_variant[variant]<<<blocks, threads, 0, stream>>>(in, n, block_sums,
