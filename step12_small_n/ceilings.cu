@@ -86,7 +86,7 @@ extern "C" bool ceilings_measure(const struct input *input, const struct options
 {
     struct timing *timings[CEILINGS] = {&ceilings->write, &ceilings->copy, &ceilings->launch,
                                         &ceilings->drain};
-    struct drain d = {0};
+    struct drain d = {nullptr, 0};
     bool ok = drain_create(&d, timer);
     for (int which = 0; ok && which < CEILINGS; which++) {
         for (int run = 0; ok && run < o->warmup + o->iters; run++)

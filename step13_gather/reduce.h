@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
+#include "toolbox.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,14 +39,19 @@ unsigned grid_blocks(size_t n, unsigned block_size);
  * one), starts on a 16-byte boundary (as cudaMalloc's memory does) and is zeroed before the
  * first launch; the launch leaves it zeroed. *ticket_counter is 0 before the launch, and the
  * launch leaves it 0.
- * VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch. */
+ * VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch.
+ * *launched: the kernel that ran and its finish, as reduce.cu names them (a gather
+ * too large for the gatherer runs the ticket). */
 cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                  unsigned *ticket_counter, float *total, unsigned blocks,
-                                 unsigned threads, int variant, cudaStream_t stream);
+                                 unsigned threads, int variant, cudaStream_t stream,
+                                 struct launched *launched);
 
 /* n <= ONE_BLOCK_ELEMENTS, any alignment of `in`: one block of ONE_BLOCK_THREADS, enqueued on
- * `stream`, leaves the sum in *total. */
-cudaError_t reduce_in_one_block(const float *in, unsigned n, float *total, cudaStream_t stream);
+ * `stream`, leaves the sum in *total.
+ * *launched: the kernel that ran. */
+cudaError_t reduce_in_one_block(const float *in, unsigned n, float *total, cudaStream_t stream,
+                                struct launched *launched);
 
 #ifdef __cplusplus
 }

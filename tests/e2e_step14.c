@@ -29,7 +29,7 @@ static const char HIDE_EVERY_GPU[] = "CUDA_VISIBLE_DEVICES=";
 static const char CHECK_PASSED[] = "check: all ";
 static const char CSV_HEADER[] =
     "step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,"
-    "gb_per_s,peak_pct,cub_ms_median,ratio_to_cub,device,cuda";
+    "gb_per_s,peak_pct,cub_ms_median,ratio_to_cub,kernel,finish,device,cuda";
 /* Below the real count (15 pairs on each integer case, 10 on each real-valued one: 183,330
  * on the matrix of common/check.c), far above a matrix that ran one pair: a --check that
  * skipped most pairs fails. */
