@@ -50,8 +50,8 @@ static size_t block_sums_bytes(size_t n, unsigned threads)
 
 /* The launches, and the finish: more launches leave the total in *device_total; the host
  * finish (documents 001 and 004) adds the block sums into *host_total. Each pass adds in
- * place in what it reads: first the work copy, then the block sums. *launched
- * names the kernel and the finish, for the report. */
+ * place in what it reads: first the work copy, then the block sums.
+ * *launched names the kernel and the finish, for the report. */
 static bool reduce(float *work, size_t n, unsigned threads, enum finish finish, float *block_sums,
                    const float **device_total, float *host_total, struct launched *launched)
 {

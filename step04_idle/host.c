@@ -54,8 +54,8 @@ static size_t block_sums_bytes(size_t n, unsigned threads)
 }
 
 /* The launches, and the finish: more launches leave the total in *device_total; the host
- * finish (documents 001 and 004) adds the block sums into *host_total. *launched
- * names the kernel and the finish, for the report. */
+ * finish (documents 001 and 004) adds the block sums into *host_total.
+ * *launched names the kernel and the finish, for the report. */
 static bool reduce(const float *input, size_t n, unsigned threads, enum finish finish, int variant,
                    float *block_sums, const float **device_total, float *host_total,
                    struct launched *launched)

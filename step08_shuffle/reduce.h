@@ -11,7 +11,9 @@
 extern "C" {
 #endif
 
-/* One launch of `blocks` blocks of `threads` threads (32, 64, ... 1024) that stride over in[0..n): block b writes the sum of what its threads added to block_sums[b]. *launched->kernel: the kernel it launched, as reduce.cu names it. */
+/* One launch of `blocks` blocks of `threads` threads (32, 64, ... 1024) that stride over in[0..n):
+ * block b writes the sum of what its threads added to block_sums[b]. *launched->kernel: the kernel
+ * it launched, as reduce.cu names it. */
 cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
                           unsigned threads, struct launched *launched);
 

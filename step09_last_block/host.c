@@ -78,8 +78,8 @@ static void buffers_free(struct buffers *b)
 }
 
 /* The one launch: the last block to finish adds the block sums and leaves the total on the
- * device. atomic-add needs the total zeroed first, and that is part of its cost. *launched
- * names the kernel and its finish, for the report. */
+ * device. atomic-add needs the total zeroed first, and that is part of its cost.
+ * *launched names the kernel and its finish, for the report. */
 static bool reduce(const float *input, size_t n, const struct shape *shape, const struct buffers *b,
                    struct launched *launched)
 {

@@ -23,7 +23,8 @@ struct ceilings {
 bool ceilings_measure(const struct input *input, const struct options *options, struct timer *timer,
                       float *scratch, struct ceilings *ceilings);
 
-/* Five lines under the report: each ceiling and the drain, then the step's time and CUB's beside them. */
+/* Five lines under the report: each ceiling and the drain, then the step's time and CUB's
+ * beside them. */
 void ceilings_print(const struct ceilings *ceilings, const struct report *report);
 
 #ifdef __cplusplus

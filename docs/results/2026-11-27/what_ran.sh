@@ -16,7 +16,8 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$out" 2>&1
 # atomicAdd finishes on real-valued data: each run names its kernel; the bits may differ
 for step in step09 step10 step11 step12 step13; do
     for repeat in 1 2 3; do
-        run "./$step/run" --variant atomic-add -n 2^25 --pattern real --csv --no-cub --iters 1 --warmup 0
+        run "./$step/run" --variant atomic-add -n 2^25 --pattern real --csv --no-cub \
+            --iters 1 --warmup 0
     done
 done
 # step13's three finishes over the sizes its README compares (time and kernel per size)
