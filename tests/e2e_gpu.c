@@ -363,8 +363,8 @@ ParameterizedTest(struct step_and *c, gpu, real_valued_patterns_are_within_the_b
                          pattern);
 }
 
-/* The report a student reads first: the device, the verdict, the bandwidth, CUB beside it;
- * with --finish, the launch line names the finish. */
+/* The report a student reads first: the device, the kernel that ran and its finish, the
+ * verdict, the bandwidth, CUB beside it; with --finish cpu, the finish line says "host". */
 static void expect_human_report(const struct ladder_step *step, const char *finish,
                                 const char *finish_words)
 {
@@ -377,6 +377,8 @@ static void expect_human_report(const struct ladder_step *step, const char *fini
                  run.err);
     cr_expect_eq(lines_starting(run.out, "device     "), 1, "%s:\n%s", what, run.out);
     cr_expect_eq(lines_starting(run.out, "cub        "), 1, "%s:\n%s", what, run.out);
+    cr_expect_eq(lines_starting(run.out, "kernel     reduce_"), 1, "%s:\n%s", what, run.out);
+    cr_expect_eq(lines_starting(run.out, "finish     "), 1, "%s:\n%s", what, run.out);
     cr_expect_not_null(strstr(run.out, "% of peak\n"), "%s:\n%s", what, run.out);
     cr_expect_not_null(strstr(run.out, "-> CORRECT\n"), "%s:\n%s", what, run.out);
     if (finish_words)
@@ -401,7 +403,7 @@ ParameterizedTestParameters(gpu, host_finish_is_correct)
 }
 ParameterizedTest(int *index, gpu, host_finish_is_correct, .timeout = RUN_TIMEOUT_S)
 {
-    expect_human_report(begin_on_gpu(*index, NULL), "cpu", "host finish");
+    expect_human_report(begin_on_gpu(*index, NULL), "cpu", "\nfinish     host\n");
 }
 
 /* ---- what single steps promise -------------------------------------------------------------- */
