@@ -103,6 +103,7 @@ __global__ void reduce_unroll_warp(const float *in, size_t n, float *block_sums)
 
 typedef void (*block_kernel)(const float *in, size_t n, float *block_sums);
 
+/* A kernel and its name as the source spells it: what the report names. */
 struct named_kernel {
     block_kernel kernel;
     const char *name;

@@ -112,6 +112,7 @@ __global__ __launch_bounds__(BLOCK_SIZE) void reduce_grid_stride(const float *in
 typedef void (*block_kernel)(const float *in, size_t n, float *block_sums, long long *block_clocks);
 
 /* One instantiation per block size that host.c accepts, for each way to add up a block. */
+/* A kernel and its name as the source spells it: what the report names. */
 struct named_kernel {
     block_kernel kernel;
     const char *name;

@@ -118,11 +118,12 @@ __global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in,
 typedef void (*block_kernel)(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
                              float *total);
 
-/* One instantiation per block size that host.c accepts, for each variant. */
+/* A kernel, its name, and how its blocks' sums become the total: what the report names. */
 struct named_kernel {
     block_kernel kernel;
     const char *name, *finish;
 };
+/* One instantiation per block size that host.c accepts, for each variant. */
 struct instantiation {
     unsigned block_size;
     struct named_kernel by_variant[3];
