@@ -2,7 +2,7 @@
 # bash bench/accuracy.sh (on a GPU): how far each step's float total lies from the exact sum,
 # for the real-valued patterns (real, normal, wide, cancel) and for ones, at n = 2^25. Every
 # step of the ladder from step00 to step13 runs its default once per pattern; the atomic-add
-# of steps 09 to 12 runs twice, to show that its bits change from run to run. Beside them,
+# of steps 09 to 13 runs twice, to show that its bits change from run to run. Beside them,
 # build/bench/cpu_sums adds the same data on the CPU three ways (a naive float loop, a
 # pairwise float sum, Kahan's compensated float sum): on ones, the naive loop stops at 2^24.
 # Writes docs/results/accuracy.csv (columns: step,variant,run,n,pattern,result,expected,error,

@@ -15,9 +15,13 @@ CUB = "CUB"
 # common/report.c's header, column for column; bench.sh appends DATE
 STEP_COLUMNS = ["step", "variant", "n", "pattern", "flush", "result", "expected", "error", "bound", "ok",
                 "ms_median", "ms_min", "gb_per_s", "peak_pct", "cub_ms_median", "ratio_to_cub",
-                "device", "cuda"]
+                "kernel", "finish", "device", "cuda"]
 DATE = "date"
 FLUSH = "flush"
+# What the program launched (the kernel's name is quoted: its template arguments hold commas).
+# A CSV written before the programs reported it has neither column: its rows get NOT_RECORDED.
+LAUNCHED = ["kernel", "finish"]
+NOT_RECORDED = "-"
 COLUMNS = STEP_COLUMNS + [DATE]
 INTEGERS = ["n", "ok"]
 FLOATS = ["result", "expected", "error", "bound", "ms_median", "ms_min", "gb_per_s", "peak_pct",
@@ -47,10 +51,12 @@ def read(path, program, columns):
 def load(path, program):
     """The rows of a bench CSV, numbers converted; a CUB time of 0 becomes None. A CSV from
     before --flush existed was measured with the L2 emptied by reading."""
-    required = [column for column in COLUMNS if column != FLUSH]
+    required = [column for column in COLUMNS if column != FLUSH and column not in LAUNCHED]
     rows = [convert(row, path, program) for row in read(path, program, required)]
     for row in rows:
         row[FLUSH] = row.get(FLUSH) or READ_FLUSH
+        for column in LAUNCHED:
+            row[column] = row.get(column) or NOT_RECORDED
     if not rows:
         fail(program, f"{path} has no rows")
     return rows

@@ -40,6 +40,11 @@ static const char *verdict(const struct report *r)
     return r->ok ? "CORRECT" : "WRONG";
 }
 
+const char *recorded_or_dash(const char *what)
+{
+    return what != NULL ? what : "-";
+}
+
 static const char *flush_name(enum flush flush)
 {
     return flush == FLUSH_WRITE ? "write" : "read";
@@ -56,6 +61,8 @@ static void print_human(const struct report *r, enum flush flush)
            d->runtime_version % CUDA_MAJOR / CUDA_MINOR);
     printf("input      n = %zu (%.1f MiB), pattern %s\nlaunch     %s\n", r->n,
            r->n * sizeof(float) / BYTES_PER_MIB, r->pattern, r->launch);
+    printf("kernel     %s\nfinish     %s\n", recorded_or_dash(r->launched.kernel),
+           recorded_or_dash(r->launched.finish));
     printf("result     %.9g   expected %.17g\n", r->result, r->reference.sum);
     if (r->bound == 0)
         printf("check      exact (integer data, no partial sum above 2^24): error %.9g -> %s\n",
@@ -77,7 +84,7 @@ static void print_human(const struct report *r, enum flush flush)
 void report_csv_header(void)
 {
     puts("step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,gb_per_s,"
-         "peak_pct,cub_ms_median,ratio_to_cub,device,cuda");
+         "peak_pct,cub_ms_median,ratio_to_cub,kernel,finish,device,cuda");
 }
 
 void report_print(const struct report *r, const struct options *options)
@@ -85,11 +92,13 @@ void report_print(const struct report *r, const struct options *options)
     int major = r->device->runtime_version / CUDA_MAJOR,
         minor = r->device->runtime_version % CUDA_MAJOR / CUDA_MINOR;
     if (options->csv)
-        printf("%s,%s,%zu,%s,%s,%.9g,%.17g,%.9g,%.9g,%d,%.6f,%.6f,%.2f,%.2f,%.6f,%.4f,%s,%d.%d\n",
+        printf("%s,%s,%zu,%s,%s,%.9g,%.17g,%.9g,%.9g,%d,%.6f,%.6f,%.2f,%.2f,%.6f,%.4f,\"%s\",%s,%s,"
+               "%d.%d\n",
                r->step->name, r->variant ? r->variant : "-", r->n, r->pattern,
                flush_name(options->flush), r->result, r->reference.sum,
                (double)r->result - r->reference.sum, r->bound, r->ok, r->time.median_ms,
                r->time.min_ms, gb_per_s(r), percent(r), r->cub.median_ms, ratio_to_cub(r),
+               recorded_or_dash(r->launched.kernel), recorded_or_dash(r->launched.finish),
                r->device->name, major, minor);
     else if (options->quiet)
         printf("%s %s n=%zu pattern=%s result=%.9g expected=%.17g %s\n", r->step->name,

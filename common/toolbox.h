@@ -207,10 +207,24 @@ bool cub_time(const struct input *input, const struct options *options, struct t
               struct timing *timing, float *total);
 
 /* ---- report.c: what a run prints -------------------------------------------------------- */
+/* What a run launched, set by the code that launched it (a step's launcher in reduce.cu, or
+ * its host.c for a finish on the host), never taken from the options: the kernel as its
+ * source names it, template arguments and all, and how the blocks' sums became one total. */
+struct launched {
+    const char *kernel, *finish; /* NULL: not recorded */
+};
+/* The finishes of steps 00 to 08 (reduce() in their host.c): more launches of the same
+ * kernel over the block sums, or the host adding them (documents 001 and 004). */
+#define FINISH_BY_LAUNCHES "launches"
+#define FINISH_ON_HOST "host"
+/* For a launcher's table in reduce.cu: a kernel and its name as the source spells it.
+ * {KERNEL_AND_NAME(reduce_shuffle<256>)} is {reduce_shuffle<256>, "reduce_shuffle<256>"}. */
+#define KERNEL_AND_NAME(...) __VA_ARGS__, #__VA_ARGS__
 struct report {
     const struct step_info *step;
     const struct device_info *device;
     const char *variant; /* NULL: the step has none */
+    struct launched launched;
     size_t n;
     char pattern[48], launch[160]; /* launch: the step's words for its grid */
     float result;
@@ -225,6 +239,7 @@ struct report report_start(const struct step_info *step, const struct device_inf
 void report_judge(struct report *report, const struct reference *reference, unsigned depth);
 void report_csv_header(void);
 void report_print(const struct report *report, const struct options *options);
+const char *recorded_or_dash(const char *what); /* a launched field for printing: NULL is "-" */
 
 /* ---- check.c: --check, the correctness matrix (docs/verification.md) -------------------- */
 /* The program takes the cases one by one, runs each with its own code and hands the total

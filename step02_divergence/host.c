@@ -49,21 +49,24 @@ static size_t block_sums_bytes(size_t n, unsigned threads)
 }
 
 /* The launches, and the finish: more launches leave the total in *device_total; the host
- * finish (documents 001 and 004) adds the block sums into *host_total. */
+ * finish (documents 001 and 004) adds the block sums into *host_total.
+ * *launched names the kernel and the finish, for the report. */
 static bool reduce(const float *input, size_t n, unsigned threads, enum finish finish,
-                   float *block_sums, const float **device_total, float *host_total)
+                   float *block_sums, const float **device_total, float *host_total,
+                   struct launched *launched)
 {
     float *half[2] = {block_sums, block_sums + blocks_for(n, threads)};
     const float *in = input;
     int which = 0;
     do {
         unsigned blocks = blocks_for(n, threads);
-        CUDA_TRY(reduce_blocks(in, n, half[which], blocks, threads));
+        CUDA_TRY(reduce_blocks(in, n, half[which], blocks, threads, launched));
         in = half[which];
         which = 1 - which;
         n = blocks;
     } while (finish == FINISH_GPU && n > 1);
     *device_total = finish == FINISH_GPU ? in : NULL;
+    launched->finish = finish == FINISH_GPU ? FINISH_BY_LAUNCHES : FINISH_ON_HOST;
     return finish == FINISH_GPU || sum_on_host(in, n, host_total);
 }
 
@@ -84,7 +87,8 @@ static int measure(const struct options *o, const struct device_info *device, si
     for (int run = 0; run < o->warmup + o->iters; run++) {
         const float *copy = input.copies[run % input.count];
         if (!timer_start(&timer)) goto done;
-        if (!reduce(copy, n, o->threads, o->finish, block_sums, &device_total, &report.result))
+        if (!reduce(copy, n, o->threads, o->finish, block_sums, &device_total, &report.result,
+                    &report.launched))
             goto done;
         if (!timer_stop(&timer, run >= o->warmup)) goto done;
     }
@@ -119,8 +123,10 @@ static int check_all(const struct options *o, const struct device_info *device)
     if (!CUDA_OK(cudaMalloc((void **)&block_sums, bytes))) goto done;
     while (check_next(check, &c)) {
         const float *device_total = NULL;
+        struct launched launched;
         float total = 0;
-        if (!reduce(c.input, c.n, c.threads, c.finish, block_sums, &device_total, &total))
+        if (!reduce(c.input, c.n, c.threads, c.finish, block_sums, &device_total, &total,
+                    &launched))
             goto done;
         if (!total_read(device_total, &total)) goto done;
         check_record(check, &c, total, depth(c.n, c.threads, c.finish));

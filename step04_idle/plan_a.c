@@ -16,9 +16,11 @@ bool plan_a_document_check(const struct input *input, unsigned threads, float *b
     size_t n = input->n;
     unsigned blocks = blocks_to_cover(n, 2 * (size_t)threads), differ = 0; /* two per thread */
     float *gpu = malloc(blocks * sizeof(float));
+    struct launched launched;
     bool ok = false;
     if (gpu == NULL) goto done;
-    if (!CUDA_OK(reduce_blocks(input->copies[0], n, block_sums, blocks, threads, VARIANT_PLAN_A)))
+    if (!CUDA_OK(reduce_blocks(input->copies[0], n, block_sums, blocks, threads, VARIANT_PLAN_A,
+                               &launched)))
         goto done;
     if (!CUDA_OK(cudaMemcpy(gpu, block_sums, blocks * sizeof(float), cudaMemcpyDeviceToHost)))
         goto done;

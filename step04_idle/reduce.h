@@ -16,9 +16,10 @@ extern "C" {
 enum { VARIANT_PAIRS, VARIANT_PLAN_A };
 
 /* One launch of `blocks` blocks of `threads` threads: block b adds its elements of in[0..n),
- * two per thread, and writes the sum to block_sums[b]. */
+ * two per thread, and writes the sum to block_sums[b]. *launched->kernel: the kernel it
+ * launched, as reduce.cu names it. */
 cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
-                          unsigned threads, int variant);
+                          unsigned threads, int variant, struct launched *launched);
 
 /* plan_a.c: the first launch of plan A again, checked the way document 003 checks it. */
 bool plan_a_document_check(const struct input *input, unsigned threads, float *block_sums);

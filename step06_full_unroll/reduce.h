@@ -5,12 +5,19 @@
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-#ifdef __cplusplus
-extern "C"
-#endif
-    /* One launch of `blocks` blocks of `threads` threads (64, 128, ... 1024): block b adds its
- * elements of in[0..n), two per thread, and writes the sum to block_sums[b]. */
-    cudaError_t
-    reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks, unsigned threads);
+#include "toolbox.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One launch of `blocks` blocks of `threads` threads (64, 128, ... 1024): block b adds its elements
+ * of in[0..n), two per thread, and writes the sum to block_sums[b]. *launched->kernel: the kernel
+ * it launched, as reduce.cu names it. */
+cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
+                          unsigned threads, struct launched *launched);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -74,9 +74,11 @@ static size_t block_sums_bytes(size_t n, const struct shape *shape)
 }
 
 /* The launches, and the finish: more launches leave the total in *device_total; the host
- * finish (documents 001 and 004) adds the block sums into *host_total. */
+ * finish (documents 001 and 004) adds the block sums into *host_total.
+ * *launched names the kernel and the finish, for the report. */
 static bool reduce(const float *input, size_t n, const struct shape *shape, float *block_sums,
-                   long long *clocks, const float **device_total, float *host_total)
+                   long long *clocks, const float **device_total, float *host_total,
+                   struct launched *launched)
 {
     float *half[2] = {block_sums, block_sums + blocks_for(n, shape)};
     const float *in = input;
@@ -84,12 +86,13 @@ static bool reduce(const float *input, size_t n, const struct shape *shape, floa
     do {
         unsigned blocks = blocks_for(n, shape);
         CUDA_TRY(reduce_blocks(in, n, half[which], blocks, shape->threads, shape->variant,
-                               in == input ? clocks : NULL));
+                               in == input ? clocks : NULL, launched));
         in = half[which];
         which = 1 - which;
         n = blocks;
     } while (shape->finish == FINISH_GPU && n > 1);
     *device_total = shape->finish == FINISH_GPU ? in : NULL;
+    launched->finish = shape->finish == FINISH_GPU ? FINISH_BY_LAUNCHES : FINISH_ON_HOST;
     return shape->finish == FINISH_GPU || sum_on_host(in, n, host_total);
 }
 
@@ -114,7 +117,9 @@ static int measure(const struct options *o, const struct device_info *device, si
     for (int run = 0; run < o->warmup + o->iters; run++) {
         const float *copy = input.copies[run % input.count];
         if (!timer_start(&timer)) goto done;
-        if (!reduce(copy, n, &shape, block_sums, clocks, &device_total, &report.result)) goto done;
+        if (!reduce(copy, n, &shape, block_sums, clocks, &device_total, &report.result,
+                    &report.launched))
+            goto done;
         if (!timer_stop(&timer, run >= o->warmup)) goto done;
     }
     report.time = timer_summary(&timer);
@@ -154,8 +159,10 @@ static int check_all(const struct options *o, const struct device_info *device)
         struct shape shape = {c.threads, blocks_or_filling(device, c.threads, c.blocks), c.finish,
                               o->variant};
         const float *device_total = NULL;
+        struct launched launched;
         float total = 0;
-        if (!reduce(c.input, c.n, &shape, block_sums, NULL, &device_total, &total)) goto done;
+        if (!reduce(c.input, c.n, &shape, block_sums, NULL, &device_total, &total, &launched))
+            goto done;
         if (!total_read(device_total, &total)) goto done;
         check_record(check, &c, total, depth(c.n, &shape));
     }

@@ -112,25 +112,36 @@ __global__ __launch_bounds__(BLOCK_SIZE) void reduce_grid_stride(const float *in
 typedef void (*block_kernel)(const float *in, size_t n, float *block_sums, long long *block_clocks);
 
 /* One instantiation per block size that host.c accepts, for each way to add up a block. */
+/* A kernel and its name as the source spells it: what the report names. */
+struct named_kernel {
+    block_kernel kernel;
+    const char *name;
+};
 struct instantiation {
     unsigned block_size;
-    block_kernel tree, thread0;
+    struct named_kernel tree, thread0;
 };
 #define BOTH(size)                                                                                 \
     {                                                                                              \
-        size, reduce_grid_stride<size, false>, reduce_grid_stride<size, true>                      \
+        size, {KERNEL_AND_NAME(reduce_grid_stride<size, false>)},                                  \
+        {                                                                                          \
+            KERNEL_AND_NAME(reduce_grid_stride<size, true>)                                        \
+        }                                                                                          \
     }
 static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
     BOTH(64), BOTH(128), BOTH(256), BOTH(512), BOTH(1024),
 };
 
 extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
-                                     unsigned threads, int variant, long long *clocks)
+                                     unsigned threads, int variant, long long *clocks,
+                                     struct launched *launched)
 {
     for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
         if (instance.block_size != threads) continue;
-        block_kernel kernel = variant == VARIANT_THREAD0 ? instance.thread0 : instance.tree;
-        kernel<<<blocks, threads>>>(in, n, block_sums, clocks);
+        const struct named_kernel *chosen = variant == VARIANT_THREAD0 ? &instance.thread0
+                                                                       : &instance.tree;
+        launched->kernel = chosen->name;
+        chosen->kernel<<<blocks, threads>>>(in, n, block_sums, clocks);
         return cudaGetLastError();
     }
     return cudaErrorInvalidConfiguration;

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
+#include "toolbox.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -18,10 +20,11 @@ enum { VARIANT_FENCE, VARIANT_ATOMIC_REF, VARIANT_ATOMIC_ADD };
 /* One launch of `blocks` blocks of `threads` threads (32, 64, ... 1024) that stride over
  * in[0..n), as float4 where they can (any alignment of `in`), and leave the sum in *total.
  * block_sums has room for `blocks` floats; *ticket_counter is 0 before the launch, and the
- * launch leaves it 0. VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch. */
+ * launch leaves it 0. VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch.
+ * *launched: the kernel that ran and its finish, as reduce.cu names them. */
 cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                  unsigned *ticket_counter, float *total, unsigned blocks,
-                                 unsigned threads, int variant);
+                                 unsigned threads, int variant, struct launched *launched);
 
 #ifdef __cplusplus
 }

@@ -70,13 +70,15 @@ static void buffers_free(struct buffers *b)
 }
 
 /* The one launch: the last block to finish adds the block sums and leaves the total on the
- * device. atomic-add needs the total zeroed first, and that is part of its cost. */
-static bool reduce(const float *input, size_t n, const struct shape *shape, const struct buffers *b)
+ * device. atomic-add needs the total zeroed first, and that is part of its cost.
+ * *launched names the kernel and its finish, for the report. */
+static bool reduce(const float *input, size_t n, const struct shape *shape, const struct buffers *b,
+                   struct launched *launched)
 {
     if (shape->variant == VARIANT_ATOMIC_ADD)
         CUDA_TRY(cudaMemsetAsync(b->total, 0, sizeof(float), 0));
     CUDA_TRY(reduce_in_one_launch(input, n, b->block_sums, b->ticket_counter, b->total,
-                                  blocks_for(n, shape), shape->threads, shape->variant));
+                                  blocks_for(n, shape), shape->threads, shape->variant, launched));
     return true;
 }
 
@@ -97,7 +99,7 @@ static int measure(const struct options *o, const struct device_info *device, si
     for (int run = 0; run < o->warmup + o->iters; run++) {
         const float *copy = input.copies[run % input.count];
         if (!timer_start(&timer)) goto done;
-        if (!reduce(copy, n, &shape, &buffers)) goto done;
+        if (!reduce(copy, n, &shape, &buffers, &report.launched)) goto done;
         if (!timer_stop(&timer, run >= o->warmup)) goto done;
     }
     report.time = timer_summary(&timer);
@@ -130,8 +132,9 @@ static int check_all(const struct options *o, const struct device_info *device)
     if (!buffers_create(&buffers, blocks_for(CHECK_LARGEST_N, &largest))) goto done;
     while (check_next(check, &c)) {
         struct shape shape = {c.threads, o->variant};
+        struct launched launched;
         float total = 0;
-        if (!reduce(c.input, c.n, &shape, &buffers)) goto done;
+        if (!reduce(c.input, c.n, &shape, &buffers, &launched)) goto done;
         if (!total_read(buffers.total, &total)) goto done;
         check_record(check, &c, total, depth(c.n, &shape));
     }

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
+#include "toolbox.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,10 +24,11 @@ enum { VARIANT_TICKET, VARIANT_ATOMIC_ADD };
  * `blocks` must cover n: at least n / (threads * FLOATS_PER_THREAD), rounded up.
  * block_sums has room for `blocks` floats and starts on a 16-byte boundary (as cudaMalloc's
  * memory does); *ticket_counter is 0 before the launch, and the launch leaves it 0.
- * VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch. */
+ * VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch.
+ * *launched: the kernel that ran and its finish, as reduce.cu names them. */
 cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                  unsigned *ticket_counter, float *total, unsigned blocks,
-                                 unsigned threads, int variant);
+                                 unsigned threads, int variant, struct launched *launched);
 
 #ifdef __cplusplus
 }

@@ -200,16 +200,22 @@ __global__ __launch_bounds__(ONE_BLOCK_THREADS) void reduce_small(const float *i
 typedef void (*block_kernel)(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
                              float *total);
 
+/* A kernel, its name, and how its blocks' sums become the total: what the report names. */
+struct named_kernel {
+    block_kernel kernel;
+    const char *name, *finish;
+};
 /* One instantiation per block size that host.c accepts, for each variant. */
 struct instantiation {
     unsigned block_size;
-    block_kernel by_variant[2];
+    struct named_kernel by_variant[2];
 };
 #define VARIANTS(size)                                                                             \
     {                                                                                              \
         size,                                                                                      \
         {                                                                                          \
-            reduce_last_block<size, VARIANT_TICKET>, reduce_last_block<size, VARIANT_ATOMIC_ADD>   \
+            {KERNEL_AND_NAME(reduce_last_block<size, VARIANT_TICKET>), "atomic_ref ticket"},       \
+                {KERNEL_AND_NAME(reduce_last_block<size, VARIANT_ATOMIC_ADD>), "atomicAdd"},       \
         }                                                                                          \
     }
 static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
@@ -226,7 +232,8 @@ extern "C" unsigned grid_blocks(size_t n, unsigned block_size)
 
 extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                             unsigned *ticket_counter, float *total, unsigned blocks,
-                                            unsigned threads, int variant, cudaStream_t stream)
+                                            unsigned threads, int variant, cudaStream_t stream,
+                                            struct launched *launched)
 {
     if (variant < VARIANT_TICKET || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
     for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
@@ -234,16 +241,18 @@ extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *bl
         /* A launch on another stream may still use this scratch: refused (reduce.h). */
         cudaError_t claimed = scratch_claim(ticket_counter, stream);
         if (claimed != cudaSuccess) return claimed;
-        instance.by_variant[variant]<<<blocks, threads, 0, stream>>>(in, n, block_sums,
-                                                                     ticket_counter, total);
+        const struct named_kernel *chosen = &instance.by_variant[variant];
+        *launched = {chosen->name, chosen->finish};
+        chosen->kernel<<<blocks, threads, 0, stream>>>(in, n, block_sums, ticket_counter, total);
         return scratch_release(ticket_counter, stream, cudaGetLastError());
     }
     return cudaErrorInvalidConfiguration;
 }
 
 extern "C" cudaError_t reduce_in_one_block(const float *in, unsigned n, float *total,
-                                           cudaStream_t stream)
+                                           cudaStream_t stream, struct launched *launched)
 {
+    *launched = {"reduce_small", "none: one block"};
     reduce_small<<<1, ONE_BLOCK_THREADS, 0, stream>>>(in, n, total);
     return cudaGetLastError();
 }

@@ -273,19 +273,26 @@ __global__ __launch_bounds__(ONE_BLOCK_THREADS) void reduce_small(const float *i
 typedef void (*block_kernel)(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
                              float *total);
 
+/* A kernel, its name, and how its blocks' sums become the total: what the report names. */
+struct named_kernel {
+    block_kernel kernel;
+    const char *name, *finish;
+};
 /* One instantiation per block size that host.c accepts and per count of float4 a thread, for
  * each variant. */
 struct instantiation {
     unsigned block_size, vectors;
-    block_kernel by_variant[3];
+    struct named_kernel by_variant[3];
 };
 #define VARIANTS(size, vectors)                                                                    \
     {                                                                                              \
         size, vectors,                                                                             \
         {                                                                                          \
-            reduce_last_block<size, vectors, VARIANT_GATHER>,                                      \
-                reduce_last_block<size, vectors, VARIANT_TICKET>,                                  \
-                reduce_last_block<size, vectors, VARIANT_ATOMIC_ADD>                               \
+            {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_GATHER>), "gather"},         \
+                {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_TICKET>),                \
+                 "atomic_ref ticket"},                                                             \
+                {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_ATOMIC_ADD>),            \
+                 "atomicAdd"},                                                                     \
         }                                                                                          \
     }
 #define BOTH_COUNTS(size) VARIANTS(size, FEW_VECTORS), VARIANTS(size, MANY_VECTORS)
@@ -332,25 +339,27 @@ extern "C" bool gathers(unsigned blocks, int variant)
 extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                             unsigned *ticket_counter, float *total, unsigned blocks,
                                             unsigned threads, unsigned vectors, int variant,
-                                            cudaStream_t stream)
+                                            cudaStream_t stream, struct launched *launched)
 {
     if (variant < VARIANT_GATHER || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
-    if (!gathers(blocks, variant)) variant = VARIANT_TICKET;
+    if (variant == VARIANT_GATHER && !gathers(blocks, variant)) variant = VARIANT_TICKET;
     for (const struct instantiation &instance : KERNELS) {
         if (instance.block_size != threads || instance.vectors != vectors) continue;
         /* A launch on another stream may still use this scratch: refused (reduce.h). */
         cudaError_t claimed = scratch_claim(ticket_counter, stream);
         if (claimed != cudaSuccess) return claimed;
-        instance.by_variant[variant]<<<blocks, threads, 0, stream>>>(in, n, block_sums,
-                                                                     ticket_counter, total);
+        const struct named_kernel *chosen = &instance.by_variant[variant];
+        *launched = {chosen->name, chosen->finish};
+        chosen->kernel<<<blocks, threads, 0, stream>>>(in, n, block_sums, ticket_counter, total);
         return scratch_release(ticket_counter, stream, cudaGetLastError());
     }
     return cudaErrorInvalidConfiguration;
 }
 
 extern "C" cudaError_t reduce_in_one_block(const float *in, unsigned n, float *total,
-                                           cudaStream_t stream)
+                                           cudaStream_t stream, struct launched *launched)
 {
+    *launched = {"reduce_small", "none: one block"};
     reduce_small<<<1, ONE_BLOCK_THREADS, 0, stream>>>(in, n, total);
     return cudaGetLastError();
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
+#include "toolbox.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -59,15 +61,19 @@ unsigned grid_blocks(size_t n, unsigned threads, unsigned vectors);
  * at once (on two streams, or two host threads with streams of their own) each need their
  * own, or the gatherer may wait forever and the total may be stale. A launch on another
  * stream while the scratch's latest launch may still run is refused: cudaErrorNotPermitted,
- * after a message on stderr (common/scratch.c). */
+ * after a message on stderr (common/scratch.c).
+ * *launched: the kernel that ran and its finish, as reduce.cu names them (a gather
+ * too large for the gatherer runs the ticket). */
 cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                  unsigned *ticket_counter, float *total, unsigned blocks,
                                  unsigned threads, unsigned vectors, int variant,
-                                 cudaStream_t stream);
+                                 cudaStream_t stream, struct launched *launched);
 
 /* n <= ONE_BLOCK_ELEMENTS, any alignment of `in`: one block of ONE_BLOCK_THREADS, enqueued on
- * `stream`, leaves the sum in *total. */
-cudaError_t reduce_in_one_block(const float *in, unsigned n, float *total, cudaStream_t stream);
+ * `stream`, leaves the sum in *total.
+ * *launched: the kernel that ran. */
+cudaError_t reduce_in_one_block(const float *in, unsigned n, float *total, cudaStream_t stream,
+                                struct launched *launched);
 
 #ifdef __cplusplus
 }

@@ -135,10 +135,11 @@ static struct generic_launch launch_for(struct pair p, const void *a, const void
 }
 
 /* One run: the launch; finishing on the host, also the copy of the partials and their merge
- * there, which are part of what that finish costs. */
-static bool reduce(const struct generic_launch *job, double result[MAX_RESULT_VALUES])
+ * there, which are part of what that finish costs. *launched names the kernel and the finish. */
+static bool reduce(const struct generic_launch *job, double result[MAX_RESULT_VALUES],
+                   struct launched *launched)
 {
-    CUDA_TRY(reduce_generic(job));
+    CUDA_TRY(reduce_generic(job, launched));
     return job->total != NULL || CUDA_OK(result_read(job, result));
 }
 
@@ -164,7 +165,7 @@ static int measure(const struct options *o, const struct device_info *device, st
     for (int run = 0; run < o->warmup + o->iters; run++) {
         job = launch_for(p, input.a[run % input.count], input.b, n, &shape, &buffers);
         if (!timer_start(&timer)) goto done;
-        if (!reduce(&job, result)) goto done;
+        if (!reduce(&job, result, &report.launched)) goto done;
         if (!timer_stop(&timer, run >= o->warmup)) goto done;
     }
     report.time = timer_summary(&timer);
@@ -227,7 +228,8 @@ static int check_all(const struct options *o, const struct device_info *device,
             const void *a = case_array(&arrays, &c, p.type);
             struct generic_launch job = launch_for(p, a, a, c.n, &shape, &buffers);
             double result[MAX_RESULT_VALUES] = {0};
-            if (!reduce(&job, result)) goto done;
+            struct launched launched;
+            if (!reduce(&job, result, &launched)) goto done;
             if (job.total != NULL && !CUDA_OK(result_read(&job, result))) goto done;
             struct expectation expected = expect(p, &values, depth(c.n, &shape));
             check_pair(check, &c, p, &expected, result, previous[p.op][p.type]);

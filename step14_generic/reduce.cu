@@ -362,13 +362,14 @@ static cudaError_t read(const struct generic_launch *job, double values[])
 }
 
 struct instantiation {
-    const char *name;
+    const char *name, *kernel;
     cudaError_t (*launch)(const struct generic_launch *job);
     cudaError_t (*read)(const struct generic_launch *job, double values[]);
 };
 #define INSTANCE(ReductionType, Reader)                                                            \
     {                                                                                              \
-#ReductionType " over " #Reader, launch < ReductionType, Reader>, read < ReductionType>    \
+#ReductionType " over " #Reader, "reduce_any<" #ReductionType ", " #Reader ">",            \
+            launch < ReductionType, Reader>, read < ReductionType>                                 \
     }
 
 /* Rows: --op; columns: --type int, float, double. The int sums accumulate in long long:
@@ -392,10 +393,12 @@ static const struct instantiation *instantiation_of(enum op op, enum element_typ
     return (unsigned)op < OPS && (unsigned)type < TYPES ? &INSTANTIATIONS[op][type] : nullptr;
 }
 
-extern "C" cudaError_t reduce_generic(const struct generic_launch *job)
+extern "C" cudaError_t reduce_generic(const struct generic_launch *job, struct launched *launched)
 {
     const struct instantiation *instance = instantiation_of(job->op, job->type);
-    return instance != nullptr ? instance->launch(job) : cudaErrorInvalidValue;
+    if (instance == nullptr) return cudaErrorInvalidValue;
+    *launched = {instance->kernel, job->total != nullptr ? "last block" : FINISH_ON_HOST};
+    return instance->launch(job);
 }
 
 extern "C" cudaError_t result_read(const struct generic_launch *job,

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
+#include "toolbox.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,7 +39,9 @@ struct generic_launch {
     void *partials, *total;
     unsigned *ticket_counter;
 };
-cudaError_t reduce_generic(const struct generic_launch *launch);
+/* *launched: the kernel's instantiation and who merged the partials (the last block, or the
+ * host after result_read). */
+cudaError_t reduce_generic(const struct generic_launch *launch, struct launched *launched);
 
 /* After the launch: the total where the last block left it, or (total NULL) the partials
  * copied back and merged on the host in the accumulator's own type, with the same operator

@@ -178,6 +178,8 @@ static void print_human(const struct report *r, struct pair p, const struct expe
     printf("input      n = %zu (%.1f MiB in %d array(s) of %s), pattern %s\nlaunch     %s\n", r->n,
            arrays * r->n * ELEMENT_BYTES[p.type] / BYTES_PER_MIB, arrays, TYPE_NAMES[p.type],
            r->pattern, r->launch);
+    printf("kernel     %s\nfinish     %s\n", recorded_or_dash(r->launched.kernel),
+           recorded_or_dash(r->launched.finish));
     printf("result     %s   expected %s\n", got, wanted);
     if (e->bound[0] == 0 && e->bound[1] == 0)
         printf(
@@ -214,11 +216,12 @@ void pair_report(struct report *r, struct pair p, const struct expectation *e,
     joined(bounds, "%.9g", e->bound, e->values);
     snprintf(variant, sizeof variant, "%s:%s", OP_NAMES[p.op], TYPE_NAMES[p.type]);
     if (o->csv)
-        printf("%s,%s,%zu,%s,%s,%s,%s,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%.6f,%.4f,%s,%d.%d\n",
+        printf("%s,%s,%zu,%s,%s,%s,%s,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%.6f,%.4f,\"%s\",%s,%s,%d.%d\n",
                r->step->name, variant, r->n, r->pattern, o->flush == FLUSH_WRITE ? "write" : "read",
                got, wanted, errors, bounds, r->ok, r->time.median_ms, r->time.min_ms,
                gb_per_s(r, p), PERCENT * gb_per_s(r, p) / r->device->peak_gb_per_s,
                r->cub.median_ms, r->cub.runs ? r->cub.median_ms / r->time.median_ms : 0,
+               recorded_or_dash(r->launched.kernel), recorded_or_dash(r->launched.finish),
                r->device->name, major, minor);
     else if (o->quiet)
         printf("%s %s n=%zu pattern=%s result=%s expected=%s %s\n", r->step->name, variant, r->n,

@@ -58,8 +58,10 @@ static size_t reduction_length(const struct gpu *g, size_t n, int gpus, int vari
 }
 
 /* One run of the chosen way, on every GPU's stream: the combine comes after the reductions
- * (local) or before them. The total ends on every GPU (gather: on GPU 0). */
-static bool run_variant(struct team *t, size_t n, unsigned threads, int variant)
+ * (local) or before them. The total ends on every GPU (gather: on GPU 0). *launched: the
+ * kernel that ran and its own finish. */
+static bool run_variant(struct team *t, size_t n, unsigned threads, int variant,
+                        struct launched *launched)
 {
     if (variant == DATA_GATHERED && !team_gather(t, n)) return false;
     if (variant == DATA_SUMMED_ELEMENTWISE && !team_allreduce_arrays(t, shard_start(n, 1, t->size)))
@@ -70,7 +72,7 @@ static bool run_variant(struct team *t, size_t n, unsigned threads, int variant)
         const float *in = reduction_input(g, variant);
         size_t length = reduction_length(g, n, t->size, variant);
         CUDA_TRY(cudaSetDevice(g->device));
-        CUDA_TRY(reduce_on_stream(in, length, threads, &g->scratch, g->stream));
+        CUDA_TRY(reduce_on_stream(in, length, threads, &g->scratch, g->stream, launched));
     }
     return variant != DATA_LOCAL || team_allreduce_totals(t);
 }
@@ -98,7 +100,8 @@ static bool time_alone(struct gpu *g, const struct options *o, struct input *who
     whole->copies[0] = g->shard;
     for (int run = 0; run < o->warmup + o->iters; run++) {
         if (!timer_start(&g->timer)) return false;
-        CUDA_TRY(reduce_on_stream(g->shard, whole->n, o->threads, &g->scratch, 0));
+        CUDA_TRY(
+            reduce_on_stream(g->shard, whole->n, o->threads, &g->scratch, 0, &report->launched));
         if (!timer_stop(&g->timer, run >= o->warmup)) return false;
     }
     *alone = timer_summary(&g->timer);
@@ -123,7 +126,7 @@ static int measure(struct team *t, const struct options *o, size_t n)
     if (o->variant == DATA_GATHERED && !team_poison(t, n)) goto done;
     for (int run = 0; run < o->warmup + o->iters; run++) {
         if (!team_clock_start(t)) goto done;
-        if (!run_variant(t, n, o->threads, o->variant)) goto done;
+        if (!run_variant(t, n, o->threads, o->variant, &report.launched)) goto done;
         if (!team_clock_stop(t, run >= o->warmup)) goto done;
     }
     report.time = team_times(t, &combine);
@@ -158,9 +161,10 @@ static int check_all(struct team *t, const struct options *o, const struct devic
     while (check_next(check, &c)) {
         float total = 0;
         bool held = false;
+        struct launched launched;
         if (!team_scatter(t, c.input, c.host, c.n)) goto done;
         if (o->variant == DATA_GATHERED && !team_poison(t, c.n)) goto done;
-        if (!run_variant(t, c.n, c.threads, o->variant)) goto done;
+        if (!run_variant(t, c.n, c.threads, o->variant, &launched)) goto done;
         if (!team_total(t, o->variant, &total, &held)) goto done;
         if (held) check_record(check, &c, total, depth(c.n, t, c.threads, o->variant));
     }

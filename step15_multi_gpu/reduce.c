@@ -21,13 +21,14 @@ enum { WARP_LEVELS = 5 }; /* shuffles within a warp, and again over the warp sum
 enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* a float4's four lanes; the head and tail floats */
 
 cudaError_t reduce_on_stream(const float *in, size_t n, unsigned threads, const struct scratch *s,
-                             cudaStream_t stream)
+                             cudaStream_t stream, struct launched *launched)
 {
-    if (n <= ONE_BLOCK_ELEMENTS) return reduce_in_one_block(in, (unsigned)n, s->total, stream);
+    if (n <= ONE_BLOCK_ELEMENTS)
+        return reduce_in_one_block(in, (unsigned)n, s->total, stream, launched);
     unsigned vectors = vectors_per_thread(n, threads, s->card_vectors);
     return reduce_in_one_launch(in, n, s->block_sums, s->ticket_counter, s->total,
                                 grid_blocks(n, threads, vectors), threads, vectors, VARIANT_GATHER,
-                                stream);
+                                stream, launched);
 }
 
 /* As step13's host.c counts it: a thread's float4 in a row, their lanes, the head and tail

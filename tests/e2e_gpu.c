@@ -208,7 +208,9 @@ ParameterizedTest(struct step_and *c, gpu, step05_racy_variants_fail_with_wrong_
 
 /* atomicAdd adds the block sums in whatever order the blocks finish: the totals stay within
  * the bound, but a repeated run may give other bits. That is the lesson, so failing is allowed;
- * a total beyond the bound is not. */
+ * a total beyond the bound is not. Whether the bits differ in a given run cannot be asserted,
+ * so the test asserts that the atomicAdd kernel is what ran: a variant that launched a
+ * deterministic finish instead would pass --check and say nothing. */
 ParameterizedTestParameters(gpu, atomic_add_varies_only_in_its_bits)
 {
     static struct step_and cases[LADDER_STEPS];
@@ -236,6 +238,19 @@ ParameterizedTest(struct step_and *c, gpu, atomic_add_varies_only_in_its_bits,
         }
     if (run.exit_code == EXIT_CORRECT)
         cr_expect(starts_with(last_line(run.out, line, sizeof line), "check: all "), "%s", line);
+    finished_free(&run);
+
+    char *fields[CSV_COLUMNS];
+    run = STEP_RUN(step, GPUS_VISIBLE, "--variant", variant, "-n", "2^20", "--pattern", "real",
+                   "--csv", "--no-cub", "--iters", "2", "--warmup", "0");
+    cr_assert_eq(run.exit_code, EXIT_CORRECT, "a real-valued total beyond the bound: exit %d\n%s",
+                 run.exit_code, run.out);
+    last_line(run.out, line, sizeof line);
+    cr_assert(csv_split(line, fields), "%s", line);
+    cr_expect(ends_with(fields[COL_KERNEL], ", VARIANT_ATOMIC_ADD>"), "%s atomic-add launched %s",
+              step->name, fields[COL_KERNEL]);
+    cr_expect_str_eq(fields[COL_FINISH], "atomicAdd");
+    cr_expect_str_eq(fields[COL_OK], "1");
     finished_free(&run);
 }
 
@@ -348,8 +363,8 @@ ParameterizedTest(struct step_and *c, gpu, real_valued_patterns_are_within_the_b
                          pattern);
 }
 
-/* The report a student reads first: the device, the verdict, the bandwidth, CUB beside it;
- * with --finish, the launch line names the finish. */
+/* The report a student reads first: the device, the kernel that ran and its finish, the
+ * verdict, the bandwidth, CUB beside it; with --finish cpu, the finish line says "host". */
 static void expect_human_report(const struct ladder_step *step, const char *finish,
                                 const char *finish_words)
 {
@@ -362,6 +377,8 @@ static void expect_human_report(const struct ladder_step *step, const char *fini
                  run.err);
     cr_expect_eq(lines_starting(run.out, "device     "), 1, "%s:\n%s", what, run.out);
     cr_expect_eq(lines_starting(run.out, "cub        "), 1, "%s:\n%s", what, run.out);
+    cr_expect_eq(lines_starting(run.out, "kernel     reduce_"), 1, "%s:\n%s", what, run.out);
+    cr_expect_eq(lines_starting(run.out, "finish     "), 1, "%s:\n%s", what, run.out);
     cr_expect_not_null(strstr(run.out, "% of peak\n"), "%s:\n%s", what, run.out);
     cr_expect_not_null(strstr(run.out, "-> CORRECT\n"), "%s:\n%s", what, run.out);
     if (finish_words)
@@ -386,7 +403,7 @@ ParameterizedTestParameters(gpu, host_finish_is_correct)
 }
 ParameterizedTest(int *index, gpu, host_finish_is_correct, .timeout = RUN_TIMEOUT_S)
 {
-    expect_human_report(begin_on_gpu(*index, NULL), "cpu", "host finish");
+    expect_human_report(begin_on_gpu(*index, NULL), "cpu", "\nfinish     host\n");
 }
 
 /* ---- what single steps promise -------------------------------------------------------------- */
@@ -402,15 +419,18 @@ Test(gpu, step07_clock_prints_two_clock_lines, .timeout = RUN_TIMEOUT_S)
     finished_free(&run);
 }
 
-/* step12 --ceilings: under the report, a write, a copy and an empty launch of the same bytes,
- * each with a time above 0, then the step's own time beside them. */
+/* step12 --ceilings: under the report, a write, a copy, the drain that follows them (its time
+ * taken off theirs) and an empty launch, each with a time above 0, then the step's own time
+ * beside them. 2^24 floats (64 MiB) take tens of microseconds to write, far above the spread
+ * of ten runs' medians, so the write less the drain stays above 0. */
 Test(gpu, step12_ceilings_print_the_write_the_copy_and_the_launch, .timeout = RUN_TIMEOUT_S)
 {
     static const char *const CEILINGS[] = {"ceiling    write  ", "ceiling    copy   ",
-                                           "ceiling    launch ", "ceiling    read   step12 "};
+                                           "ceiling    drain  ", "ceiling    launch ",
+                                           "ceiling    read   step12 "};
     const struct ladder_step *step = step_named("step12");
-    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "-n", "2^20", "--ceilings", "--iters", "2",
-                                   "--warmup", "0");
+    struct finished run = STEP_RUN(step, GPUS_VISIBLE, "-n", "2^24", "--ceilings", "--iters", "10",
+                                   "--warmup", "1");
     const char *cursor = run.out;
     char line[LINE_SIZE];
     int found[sizeof CEILINGS / sizeof CEILINGS[0]] = {0};

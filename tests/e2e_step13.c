@@ -44,7 +44,7 @@ Test(usage, step13_vectors_takes_8_12_or_auto_only)
 /* Every case of the matrix with each count, for the gather and the ticket finishes. */
 Test(gpu, step13_check_passes_with_8_and_with_12_vectors, .timeout = CHECK_TIMEOUT_S)
 {
-    require_gpu();
+    require_gpu("step13");
     static const char *const finishes[] = {"gather", "ticket"};
     char summary[LINE_SIZE];
     for (int c = 0; c < COUNT_COUNT; c++)
@@ -62,7 +62,7 @@ Test(gpu, step13_check_passes_with_8_and_with_12_vectors, .timeout = CHECK_TIMEO
 /* Past the gatherer's grids (2^26 floats) the launch line names the count that ran. */
 Test(gpu, step13_launch_line_names_the_vectors_it_ran, .timeout = RUN_TIMEOUT_S)
 {
-    require_gpu();
+    require_gpu("step13");
     for (int c = 0; c < COUNT_COUNT; c++) {
         char expected[LINE_SIZE];
         struct finished run = STEP_RUN(step13(), GPUS_VISIBLE, "-n", "2^26", "--iters", "2",

@@ -29,7 +29,7 @@ static const char HIDE_EVERY_GPU[] = "CUDA_VISIBLE_DEVICES=";
 static const char CHECK_PASSED[] = "check: all ";
 static const char CSV_HEADER[] =
     "step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,"
-    "gb_per_s,peak_pct,cub_ms_median,ratio_to_cub,device,cuda";
+    "gb_per_s,peak_pct,cub_ms_median,ratio_to_cub,kernel,finish,device,cuda";
 /* Below the real count (15 pairs on each integer case, 10 on each real-valued one: 183,330
  * on the matrix of common/check.c), far above a matrix that ran one pair: a --check that
  * skipped most pairs fails. */
@@ -303,6 +303,9 @@ Test(step14, csv_has_the_shared_header_and_two_values_for_sumsq, .timeout = RUN_
         cr_expect(strchr(line, ';') != NULL, "row %d has no 'sum;squares' value: %s", row, line);
         cr_expect(strstr(line, ",0;0,0;0,1,") != NULL,
                   "row %d: not exact (error 0;0, bound 0;0) and ok: %s", row, line);
+        cr_expect(strstr(line, ",\"reduce_any<SumAndSquares<long long>, Elements<int>>\",last "
+                               "block,") != NULL,
+                  "row %d: not the kernel and finish that ran: %s", row, line);
     }
     outcome_free(&o);
 }
@@ -319,6 +322,9 @@ Test(step14, document_001s_dot_product_runs_with_its_launch_and_cpu_finish,
               "the launch is not document 001's:\n%s", o.out);
     cr_expect(strstr(o.out, "the host merges the partials (document 001)") != NULL,
               "not the host finish:\n%s", o.out);
+    cr_expect(strstr(o.out, "\nkernel     reduce_any<Sum<float>, Products<float>>\nfinish     "
+                            "host\n") != NULL,
+              "not the kernel and finish that ran:\n%s", o.out);
     cr_expect(strstr(o.out, "-> CORRECT") != NULL, "the verdict:\n%s", o.out);
     outcome_free(&o);
 }

@@ -56,12 +56,22 @@ struct criterion_test_params ladder_indices(void)
     return cr_make_param_array(int, indices, LADDER_STEPS);
 }
 
+/* The quoted field at *rest, without its quotes; *rest moves past the comma after it. */
+static char *quoted_field(char **rest)
+{
+    char *field = *rest + 1, *closing = **rest == '"' ? strchr(field, '"') : NULL;
+    if (closing == NULL || closing[1] != ',') return NULL;
+    *closing = '\0';
+    *rest = closing + 2;
+    return field;
+}
+
 bool csv_split(char *line, char *fields[CSV_COLUMNS])
 {
     char *rest = line, *last_comma;
     for (int c = 0; c < COL_DEVICE; c++) {
-        fields[c] = strsep(&rest, ",");
-        if (rest == NULL) return false;
+        fields[c] = c == COL_KERNEL ? quoted_field(&rest) : strsep(&rest, ",");
+        if (fields[c] == NULL || rest == NULL) return false;
     }
     last_comma = strrchr(rest, ',');
     if (last_comma == NULL) return false;

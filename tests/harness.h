@@ -30,7 +30,7 @@ struct criterion_test_params ladder_indices(void);
 /* The CSV columns every step prints (common/report.c), in order. */
 #define REPORT_CSV_HEADER                                                                          \
     "step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,gb_per_s,"       \
-    "peak_pct,cub_ms_median,ratio_to_cub,device,cuda"
+    "peak_pct,cub_ms_median,ratio_to_cub,kernel,finish,device,cuda"
 enum csv_column {
     COL_STEP,
     COL_VARIANT,
@@ -48,12 +48,15 @@ enum csv_column {
     COL_PEAK_PCT,
     COL_CUB_MS_MEDIAN,
     COL_RATIO_TO_CUB,
+    COL_KERNEL,
+    COL_FINISH,
     COL_DEVICE,
     COL_CUDA,
     CSV_COLUMNS
 };
-/* Splits one CSV line (no newline) in place. Only the device name may hold a comma, so the
- * fields before it are cut from the left and the CUDA version from the right. */
+/* Splits one CSV line (no newline) in place. The kernel's name is in double quotes (its
+ * template arguments hold commas; the quotes are dropped), and the device name may hold a
+ * comma, so the fields before it are cut from the left and the CUDA version from the right. */
 bool csv_split(char *line, char *fields[CSV_COLUMNS]);
 
 /* ---- running a program ----------------------------------------------------------------- */

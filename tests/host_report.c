@@ -19,6 +19,9 @@ enum { RUNS = 20 };
  * ratio), so the row holds them to half a unit of the last digit. */
 static const double GB_PER_S = 16.777216, PEAK_PCT = 100 * 16.777216 / 3352.32, RATIO = 2.0;
 static const double TWO_DECIMALS = 0.005, FOUR_DECIMALS = 0.00005, NINE_DIGITS = 1e-8;
+/* What a launcher records: a name with a comma inside its template arguments, as the CSV must
+ * quote it. */
+static const char KERNEL[] = "reduce_grid_stride<256, true>", FINISH[] = "launches";
 
 static const struct step_info PLAIN = {
     .name = "step03",
@@ -60,6 +63,7 @@ static struct report judged(const struct step_info *step, const struct options *
     report.time = (struct timing){MEDIAN_MS, MIN_MS, MAX_MS, RUNS};
     if (cub_timed) report.cub = (struct timing){CUB_MEDIAN_MS, CUB_MEDIAN_MS, CUB_MEDIAN_MS, RUNS};
     report_judge(&report, &reference, tree_levels(N) + 1);
+    report.launched = (struct launched){KERNEL, FINISH};
     return report;
 }
 
@@ -131,6 +135,8 @@ Test(report, csv_row_holds_every_figure)
     char *text = printed(&report, &options), *fields[CSV_COLUMNS];
     cr_assert_eq(line_count(text), 1, "%s", text);
     text[strcspn(text, "\n")] = '\0';
+    cr_expect_not_null(strstr(text, ",\"reduce_grid_stride<256, true>\",launches,Test GPU,"),
+                       "the kernel's name in quotes: %s", text);
     cr_assert(csv_split(text, fields), "not %d columns: %s", CSV_COLUMNS, text);
     cr_expect_str_eq(fields[COL_STEP], "step07");
     cr_expect_str_eq(fields[COL_VARIANT], "thread0");
@@ -148,6 +154,8 @@ Test(report, csv_row_holds_every_figure)
     expect_near(fields[COL_PEAK_PCT], PEAK_PCT, TWO_DECIMALS, "peak_pct");
     expect_near(fields[COL_CUB_MS_MEDIAN], CUB_MEDIAN_MS, 0, "cub_ms_median");
     expect_near(fields[COL_RATIO_TO_CUB], RATIO, FOUR_DECIMALS, "ratio_to_cub");
+    cr_expect_str_eq(fields[COL_KERNEL], KERNEL);
+    cr_expect_str_eq(fields[COL_FINISH], FINISH);
     cr_expect_str_eq(fields[COL_DEVICE], "Test GPU");
     cr_expect_str_eq(fields[COL_CUDA], "13.0");
     free(text);
@@ -166,6 +174,26 @@ Test(report, csv_row_without_variant_or_cub_or_a_right_result)
     expect_near(fields[COL_CUB_MS_MEDIAN], 0, 0, "cub_ms_median");
     expect_near(fields[COL_RATIO_TO_CUB], 0, 0, "ratio_to_cub");
     free(text);
+}
+
+/* A report whose program recorded nothing prints "-" in both places, never a guess. */
+Test(report, a_launch_not_recorded_prints_a_dash)
+{
+    struct options options = {.csv = true, .pattern = {.kind = PATTERN_ONES}};
+    struct report report = judged(&PLAIN, &options, 0, false);
+    report.launched = (struct launched){NULL, NULL};
+    char *text = printed(&report, &options), *fields[CSV_COLUMNS];
+    text[strcspn(text, "\n")] = '\0';
+    cr_assert(csv_split(text, fields), "%s", text);
+    cr_expect_str_eq(fields[COL_KERNEL], "-");
+    cr_expect_str_eq(fields[COL_FINISH], "-");
+    free(text);
+    options.csv = false;
+    text = printed(&report, &options);
+    cr_expect_not_null(strstr(text, "\nkernel     -\nfinish     -\n"), "%s", text);
+    free(text);
+    cr_expect_null(report_start(&PLAIN, &DEVICE, &options, N).launched.kernel,
+                   "report_start records no kernel: the launcher does");
 }
 
 /* ---- --quiet and the human report ------------------------------------------------------------ */
@@ -197,6 +225,8 @@ Test(report, human_report_names_the_device_the_check_the_time_and_cub)
         text);
     cr_expect_not_null(strstr(text, "\ninput      n = 1048576 (4.0 MiB), pattern ones\n"), "%s",
                        text);
+    cr_expect_not_null(strstr(text, "\nkernel     reduce_grid_stride<256, true>\n"), "%s", text);
+    cr_expect_not_null(strstr(text, "\nfinish     launches\n"), "%s", text);
     cr_expect_not_null(strstr(text, "\ncheck      exact"), "%s", text);
     cr_expect_not_null(strstr(text, "-> CORRECT\n"), "%s", text);
     cr_expect_not_null(strstr(text, "\nbandwidth  16.8 GB/s effective = 0.5% of peak\n"), "%s",
