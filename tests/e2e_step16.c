@@ -106,20 +106,20 @@ static struct row_pieces pieces_of(const struct walk *w, size_t row)
     if (row >= w->shape.rows) return (struct row_pieces){0, 0, 0};
     size_t past = (w->offset + row * w->shape.cols) % w->per_vector;
     struct row_pieces p = row_pieces_of(past, w->shape.cols, w->per_vector);
-    cr_assert_eq(p.head + p.vectors * w->per_vector + p.tail, w->shape.cols);
-    cr_assert_lt(p.head, w->per_vector);
-    cr_assert_lt(p.tail, w->per_vector);
-    cr_assert(p.vectors == 0 || p.head == 0 ||
-                  (w->offset + row * w->shape.cols + p.head) % w->per_vector == 0,
-              "the body starts on a 16-byte boundary");
+    bool whole = p.head + p.vectors * w->per_vector + p.tail == w->shape.cols;
+    bool short_edges = p.head < w->per_vector && p.tail < w->per_vector;
+    bool aligned = (w->offset + row * w->shape.cols + p.head) % w->per_vector == 0;
+    if (!whole || !short_edges || (p.vectors > 0 && !aligned))
+        cr_assert_fail("row %zu of %zu x %zu at offset %zu: head %zu, %zu vectors, tail %zu", row,
+                       w->shape.rows, w->shape.cols, w->offset, p.head, p.vectors, p.tail);
     return p;
 }
 
 static void read_element(struct walk *w, size_t row, size_t col)
 {
     if (row >= w->shape.rows || col >= w->shape.cols)
-        cr_assert_fail("row %zu, column %zu: outside the %zu x %zu matrix", row, col,
-                       w->shape.rows, w->shape.cols);
+        cr_assert_fail("row %zu, column %zu: outside the %zu x %zu matrix", row, col, w->shape.rows,
+                       w->shape.cols);
     w->reads[row * w->shape.cols + col]++;
 }
 
@@ -220,13 +220,13 @@ static void walk_every_kernel(struct matrix_shape s, enum element_type type, siz
         for (size_t i = 0; i < n; i++)
             if (w.reads[i] != 1)
                 cr_assert_fail(
-                         "%zu x %zu %s offset %zu, kernel %s: element %zu (row %zu) read %d times",
-                         s.rows, s.cols, element_name(type), offset, kernel_name(l.kernel), i,
-                         i / s.cols, w.reads[i]);
+                    "%zu x %zu %s offset %zu, kernel %s: element %zu (row %zu) read %d times",
+                    s.rows, s.cols, element_name(type), offset, kernel_name(l.kernel), i,
+                    i / s.cols, w.reads[i]);
         for (size_t r = 0; r < s.rows; r++)
             if (w.writes[r] != 1)
-                cr_assert_fail( "%zu x %zu kernel %s: row %zu written %d times", s.rows,
-                         s.cols, kernel_name(l.kernel), r, w.writes[r]);
+                cr_assert_fail("%zu x %zu kernel %s: row %zu written %d times", s.rows, s.cols,
+                               kernel_name(l.kernel), r, w.writes[r]);
         free(w.reads);
         free(w.writes);
     }
