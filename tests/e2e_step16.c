@@ -424,3 +424,56 @@ Test(step16_gpu, csv_row_names_the_kernel_shape_and_both_cub_timings)
     cr_expect_gt(atof(fields[14]), 0, "CUB's flat time measured: %s", fields[14]);
     finished_free(&f);
 }
+
+/* ---- the figure (docs/figures/make_figures.py) against plan.h ------------------------------ */
+
+/* The value of the generator's count `name` (the rest of its line), into buffer. */
+static const char *figure_count(const char *counts, const char *name, char *buffer, size_t size)
+{
+    const char *cursor = counts;
+    char line[LINE];
+    size_t length = strlen(name);
+    while (next_line(&cursor, line, sizeof line))
+        if (strncmp(line, name, length) == 0 && line[length] == ' ') {
+            snprintf(buffer, size, "%s", line + length + 1);
+            return buffer;
+        }
+    cr_assert_fail("make_figures.py --counts prints no %s", name);
+    return NULL;
+}
+
+static size_t figure_number(const char *counts, const char *name)
+{
+    char buffer[64];
+    return (size_t)strtoull(figure_count(counts, name, buffer, sizeof buffer), NULL, 10);
+}
+
+Test(step16_host, the_figure_shows_what_plan_h_computes)
+{
+    struct finished f = program_run(
+        "/usr/bin/env", GPUS_HIDDEN,
+        (const char *const[]){"python3", "docs/figures/make_figures.py", "--counts", NULL});
+    cr_assert_eq(f.exit_code, 0, "make_figures.py --counts: %s", f.err);
+    size_t short_cols = figure_number(f.out, "step16.short_cols");
+    unsigned lanes = lanes_per_row(most_vectors(short_cols, elements_per_vector(ELEMENT_FLOAT)));
+    cr_expect_eq(figure_number(f.out, "step16.short_lanes_per_row"), lanes);
+    cr_expect_eq(figure_number(f.out, "step16.short_rows_per_warp"), rows_per_warp(lanes));
+    size_t odd = figure_number(f.out, "step16.odd_cols");
+    for (size_t row = 0; row < 4; row++) {
+        char name[64], shown[64], computed[64];
+        struct row_pieces p = row_pieces_of(row * odd % 4, odd, 4);
+        snprintf(name, sizeof name, "step16.odd_pieces.row%zu", row);
+        snprintf(computed, sizeof computed, "%zu %zu %zu", p.head, p.vectors, p.tail);
+        cr_expect_str_eq(figure_count(f.out, name, shown, sizeof shown), computed, "%s", name);
+    }
+    struct matrix_shape split = {1, figure_number(f.out, "step16.split_cols")};
+    struct rows_launch l = launch_plan(KERNEL_AUTO, split, ELEMENT_FLOAT);
+    cr_expect_eq(l.kernel, KERNEL_SPLIT);
+    cr_expect_eq(figure_number(f.out, "step16.split_blocks_per_row"), l.blocks_per_row);
+    cr_expect_eq(figure_number(f.out, "step16.split_last_chunk"),
+                 split_chunk(l.blocks_per_row - 1, most_vectors(split.cols, 4)).count);
+    l = launch_plan(KERNEL_SPLIT, (struct matrix_shape){1, (size_t)1 << 30}, ELEMENT_FLOAT);
+    cr_expect_eq(figure_number(f.out, "step16.blocks_per_row.one_row_of_2^30_floats"),
+                 l.blocks_per_row);
+    finished_free(&f);
+}
