@@ -48,8 +48,10 @@ struct element<float> {
     }
 };
 
-/* bf16 as its bit pattern, an unsigned short; two of them in each 32-bit word of a vector,
- * the one at the lower address in the lower half (CUDA GPUs are little-endian). */
+/* bf16 as its bit pattern, an unsigned short; two of them in each 32-bit word of a vector.
+ * pair_sum adds both halves of a word, so which half holds which element does not matter
+ * (float addition is commutative). A bf16 keeps a float's sign, 8 exponent bits and the top 7
+ * fraction bits (CUDA Math API, "Bfloat16 Precision Conversion and Data Movement"). */
 template <>
 struct element<unsigned short> {
     static constexpr unsigned PER_VECTOR = VECTOR_BYTES / sizeof(unsigned short);
