@@ -25,6 +25,9 @@
 
 #include "reduce.h"
 
+/* The warp kernel's loads take 32 registers a thread; asking for 4 blocks of 256 threads per
+ * SM (at most 64 registers each) keeps 32 warps, half the SM's 64, resident. */
+enum { WARP_BLOCKS_PER_SM = 4 };
 /* Every lane of the warp takes part in every shuffle. */
 static constexpr unsigned FULL_WARP_MASK = 0xffffffffu;
 /* A bf16 is the upper half of a float: its 16 bits shifted up are the float of equal value
@@ -92,12 +95,23 @@ static __device__ row_view<T> view_row(const T *in, size_t row, size_t rows, siz
     return v;
 }
 
-/* Thread `t` of those that share a row adds head element t and tail element t (0..7 each). */
+/* Thread `t` of those that share a row loads head element t and tail element t (0..7 each). */
+template <typename T>
+static __device__ float head_element(const row_view<T> &v, unsigned t)
+{
+    return t < v.pieces.head ? element<T>::value(v.head + t) : 0.0f;
+}
+
+template <typename T>
+static __device__ float tail_element(const row_view<T> &v, unsigned t)
+{
+    return t < v.pieces.tail ? element<T>::value(v.tail + t) : 0.0f;
+}
+
 template <typename T>
 static __device__ float edges_sum(const row_view<T> &v, unsigned t)
 {
-    return (t < v.pieces.head ? element<T>::value(v.head + t) : 0.0f) +
-           (t < v.pieces.tail ? element<T>::value(v.tail + t) : 0.0f);
+    return head_element(v, t) + tail_element(v, t);
 }
 
 /* Vectors first, first + stride, ... of the row's body up to `end` (exclusive), COUNT loads
@@ -166,15 +180,16 @@ static __device__ float group_total(float value)
  * passes are issued before the first add. A row longer than one pass (only when --kernel warp
  * forces it on one) then loops. Lane 0 of each group writes its row's sum. */
 template <typename T, unsigned LANES>
-__global__ __launch_bounds__(WARP_THREADS) void rows_by_warp(const T *in, size_t rows, size_t cols,
-                                                             float *out)
+__global__ __launch_bounds__(WARP_THREADS,
+                             WARP_BLOCKS_PER_SM) void rows_by_warp(const T *in, size_t rows,
+                                                                   size_t cols, float *out)
 {
     constexpr unsigned GROUPS = WARP_SIZE / LANES;
     unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
     unsigned group = lane / LANES, t = lane % LANES;
     size_t first_row = ((size_t)blockIdx.x * WARPS_PER_BLOCK + warp) * rows_per_warp(LANES) + group;
     uint4 loaded[WARP_PASSES][WARP_VECTORS_PER_LANE];
-    float sums[WARP_PASSES];
+    float heads[WARP_PASSES], tails[WARP_PASSES], sums[WARP_PASSES];
 #pragma unroll
     for (unsigned p = 0; p < WARP_PASSES; p++) {
         row_view<T> v = view_row(in, first_row + p * GROUPS, rows, cols);
@@ -183,13 +198,16 @@ __global__ __launch_bounds__(WARP_THREADS) void rows_by_warp(const T *in, size_t
             size_t i = t + k * LANES;
             loaded[p][k] = i < v.pieces.vectors ? __ldg(v.body + i) : make_uint4(0u, 0u, 0u, 0u);
         }
-        sums[p] = edges_sum(v, t);
+        heads[p] = head_element(v, t); /* added below: an add here would wait for the load */
+        tails[p] = tail_element(v, t);
     }
 #pragma unroll
-    for (unsigned p = 0; p < WARP_PASSES; p++)
+    for (unsigned p = 0; p < WARP_PASSES; p++) {
+        sums[p] = heads[p] + tails[p];
 #pragma unroll
         for (unsigned k = 0; k < WARP_VECTORS_PER_LANE; k++)
             sums[p] += element<T>::vector_sum(loaded[p][k]);
+    }
     if (most_vectors(cols, element<T>::PER_VECTOR) > LANES * WARP_VECTORS_PER_LANE) {
 #pragma unroll
         for (unsigned p = 0; p < WARP_PASSES; p++) {
