@@ -15,7 +15,8 @@
 #   BENCH_ROWS_OUT=path.csv   where step16's CSV goes (BENCH_STEPS=16 runs only step16)
 # step16, the rows step, runs apart: at ROWS_SHAPES (rows x cols), both flushes, float and
 # bf16, beside cub::DeviceSegmentedReduce; its rows go to docs/results/bench_rows.csv (their
-# columns differ: a shape, not an n), or to build/bench/bench_rows.csv with a subset. Where
+# columns differ: a shape, not an n), or to build/bench/bench_rows.csv with a subset
+# (BENCH_SIZES does not apply to it; BENCH_ITERS does). Where
 # PyTorch sees a GPU, bench/torch_rows.py adds torch.sum(x, dim=1) at a few of the shapes.
 # Exit status: 0; 1 when a step binary reported a wrong result or failed (named at the end,
 # after every other step has run); 2 a usage error; 3 no GPU.
