@@ -22,7 +22,7 @@ endif
 LADDER := step00_global step01_shared step02_divergence step03_bank step04_idle \
           step05_unroll_warp step06_full_unroll step07_blocks step08_shuffle \
           step09_last_block step10_vector_loads step11_in_flight step12_small_n step13_gather \
-          step14_generic step15_multi_gpu
+          step14_generic step15_multi_gpu step16_rows
 STEP_DIRS := $(sort $(patsubst %/host.c,%,$(wildcard step[0-9][0-9]_*/host.c)))
 LADDER_BUILT := $(filter $(STEP_DIRS),$(LADDER))
 SHORT_NAMES := $(foreach d,$(LADDER_BUILT),$(firstword $(subst _, ,$(d))))
@@ -142,6 +142,9 @@ include labs/labs.mk
 
 TEST_BINARY := tests/bin/tests
 TEST_OBJECTS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c)) $(COMMON_OBJECTS)
+# step16's chooser and launch shapes, plain C, tested on the host (tests/e2e_step16.c).
+TEST_OBJECTS += $(BUILD)/step16_rows/plan.o
+$(BUILD)/tests/e2e_step16.o: CPPFLAGS += -Istep16_rows
 
 $(TEST_BINARY): $(TEST_OBJECTS)
 	@mkdir -p $(@D)

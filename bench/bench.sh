@@ -12,6 +12,12 @@
 #   BENCH_SIZES=20..25        n = 2^20 .. 2^25 (or 25: only 2^25; 2^20..2^25 works too)
 #   BENCH_ITERS=100           timed runs at every n (default: 200 up to 2^20, then 50)
 #   BENCH_OUT=path.csv        where the CSV goes
+#   BENCH_ROWS_OUT=path.csv   where step16's CSV goes (BENCH_STEPS=16 runs only step16)
+# step16, the rows step, runs apart: at ROWS_SHAPES (rows x cols), both flushes, float and
+# bf16, beside cub::DeviceSegmentedReduce; its rows go to docs/results/bench_rows.csv (their
+# columns differ: a shape, not an n), or to build/bench/bench_rows.csv with a subset
+# (BENCH_SIZES does not apply to it; BENCH_ITERS does). Where
+# PyTorch sees a GPU, bench/torch_rows.py adds torch.sum(x, dim=1) at a few of the shapes.
 # Exit status: 0; 1 when a step binary reported a wrong result or failed (named at the end,
 # after every other step has run); 2 a usage error; 3 no GPU.
 set -uo pipefail
@@ -30,6 +36,7 @@ LARGE_ITERS=50
 SPEED_STEP=step13          # also over the largest sizes, where the memory allows
 SPEED_LAST_EXPONENTS=(31 32)
 SKIPPED_STEPS=(step15)     # several GPUs: not part of this sweep
+ROWS_STEP=step16           # a matrix, not an n: run_rows measures it apart
 WRITE_FLUSH_STEPS=(step10 step11 step12 step13)   # also measured with an L2 full of dirty lines
 OPTIONAL_STEPS=(step14)    # measured where it is built
 BYTES_PER_FLOAT=4
@@ -37,6 +44,18 @@ HEADROOM_MIB=1024          # beyond one copy of the input: the L2 scratch, CUB, 
 COMMITTED_CSV=docs/results/bench.csv
 SUBSET_CSV=build/bench/bench.csv
 declare -A STEP_ARGUMENTS=([step14]="--op sum --type float")
+# The rows step's shapes: each class of the chooser (the warp's 8, 16, 32 lanes per row, the
+# block's sizes, split), at 2^26 elements where a row is 32 elements or more (the bandwidth
+# target), the two ends (2^20 x 1, 1 x 2^30), odd shapes, and bf16 ("SHAPE TYPE").
+ROWS_SHAPES=("1048576x1 float" "2097152x32 float" "1048576x64 float" "524288x128 float"
+             "262144x256 float" "131072x512 float" "65536x1024 float" "16384x4096 float"
+             "4096x16384 float" "1024x65536 float" "16x4194304 float" "1x67108864 float"
+             "32768x32768 float" "1x1073741824 float" "1000003x33 float" "65537x1025 float"
+             "4097x16385 float" "2097152x32 bf16" "65536x1024 bf16" "1x1073741824 bf16")
+ROWS_ITERS=50
+ROWS_CSV=docs/results/bench_rows.csv
+ROWS_SUBSET_CSV=build/bench/bench_rows.csv
+TORCH_SHAPES=("2097152x32" "65536x1024" "16x4194304" "1x67108864")
 
 # ---- what to run ----
 selected_directories() {
@@ -127,6 +146,7 @@ flushes_of() {    # directory -> "read" or "read write"
 # ---- running ----
 failures=()
 outputs=()
+rows_outputs=()
 
 run_segment() {   # directory first last iters [flush]
     local directory=$1 first=$2 last=$3 iters=$4 flush=${5:-read} name out status started extra=()
@@ -149,6 +169,45 @@ run_segment() {   # directory first last iters [flush]
         *) failures+=("$name at n = 2^$first..2^$last: exit $status") ;;
         esac
     fi
+}
+
+# step16 at every shape of ROWS_SHAPES, with both flushes.
+run_rows() {   # directory
+    local directory=$1 entry shape type flush out status started
+    for flush in read write; do
+        for entry in "${ROWS_SHAPES[@]}"; do
+            read -r shape type <<<"$entry"
+            out="$work/rows.$shape.$type.$flush.csv"
+            started=$SECONDS
+            "$directory/run" -n "$shape" --type "$type" --iters "${BENCH_ITERS:-$ROWS_ITERS}" \
+                --flush "$flush" --csv >"$out" 2>"$out.err"
+            status=$?
+            note "$ROWS_STEP $shape $type, --flush $flush: exit $status, $((SECONDS - started)) s"
+            [ -s "$out" ] && rows_outputs+=("$out")
+            if [ "$status" -ne 0 ]; then
+                sed 's/^/    | /' "$out.err" | tail -n 20 >&2
+                failures+=("$ROWS_STEP at $shape $type --flush $flush: exit $status")
+            fi
+        done
+    done
+    if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+        out="$work/rows.torch.csv"
+        python3 bench/torch_rows.py "${TORCH_SHAPES[@]}" >"$out" 2>"$out.err" &&
+            rows_outputs+=("$out") ||
+            failures+=("torch.sum(x, dim=1): $(tail -n 1 "$out.err")")
+    else
+        note "PyTorch is not importable here, or sees no GPU: no torch.sum(x, dim=1) rows"
+    fi
+}
+
+# The rows step's CSVs as one, each row with the date column.
+merge_rows() {   # out date csv...
+    local out=$1 date=$2
+    shift 2
+    mkdir -p "$(dirname "$out")"
+    { head -n 1 "$1" | sed 's/$/,date/'
+      for csv in "$@"; do tail -n +2 "$csv" | sed "s/\$/,$date/"; done; } >"$out"
+    note "wrote $(($(wc -l <"$out") - 1)) rows to $out"
 }
 
 main() {
@@ -178,6 +237,10 @@ main() {
     date=$(utc_now)
     local started=$SECONDS
     for directory in "${directories[@]}"; do
+        if [ "$(short_name "$directory")" = "$ROWS_STEP" ]; then
+            run_rows "$directory"
+            continue
+        fi
         for flush in $(flushes_of "$directory"); do
             while read -r segment; do
                 # shellcheck disable=SC2086 # "first last iters"
@@ -191,11 +254,21 @@ main() {
             fi
         done
     done
-    [ ${#outputs[@]} -gt 0 ] || die 1 "no step wrote a CSV row"
-    python3 bench/bench_tables.py merge "$out" "$date" "${outputs[@]}" || exit 1
-    echo
-    python3 bench/bench_tables.py summary "$out" "$SPEED_STEP"
-    echo
+    [ ${#outputs[@]} -gt 0 ] || [ ${#rows_outputs[@]} -gt 0 ] || die 1 "no step wrote a CSV row"
+    if [ ${#outputs[@]} -gt 0 ]; then
+        python3 bench/bench_tables.py merge "$out" "$date" "${outputs[@]}" || exit 1
+        echo
+        python3 bench/bench_tables.py summary "$out" "$SPEED_STEP"
+        echo
+    fi
+    if [ ${#rows_outputs[@]} -gt 0 ]; then
+        local rows_out=$ROWS_CSV
+        [ "$out" = "$COMMITTED_CSV" ] || rows_out=$ROWS_SUBSET_CSV
+        rows_out=${BENCH_ROWS_OUT:-$rows_out}
+        merge_rows "$rows_out" "$date" "${rows_outputs[@]}"
+        python3 bench/rows_table.py "$rows_out"
+        echo
+    fi
     note "$((SECONDS - started)) s in all; the CSV is $out (make charts BENCH_CSV=$out draws it)"
     if [ ${#failures[@]} -gt 0 ]; then
         note "FAILED: ${#failures[@]} run(s) did not finish correctly:"

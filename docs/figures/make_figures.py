@@ -32,6 +32,12 @@ ONE_BLOCK_THREADS = 256         # step12_small_n/reduce.h: ONE_BLOCK_THREADS = 2
 ONE_BLOCK_VECTORS = 4           # step12_small_n/reduce.h: ONE_BLOCK_VECTORS = 4
 ONE_BLOCK_ELEMENTS = ONE_BLOCK_THREADS * ONE_BLOCK_VECTORS * FLOATS_PER_VECTOR
 TAGS_IN_FLIGHT = 8              # step13_gather reduce.cu: TAGS_IN_FLIGHT = 8
+ROWS_VECTORS_PER_LANE = 2       # step16_rows/plan.h: WARP_VECTORS_PER_LANE = 2
+ROWS_WARP_PASSES = 4            # step16_rows/plan.h: WARP_PASSES = 4
+ROWS_MIN_LANES = 8              # step16_rows/plan.h: MIN_LANES_PER_ROW = 8
+SPLIT_THREADS = 512             # step16_rows/plan.h: SPLIT_THREADS = 512
+SPLIT_VECTORS_PER_THREAD = 8    # step16_rows/plan.h: SPLIT_VECTORS_PER_THREAD = 8
+SPLIT_CHUNK_VECTORS = SPLIT_THREADS * SPLIT_VECTORS_PER_THREAD
 
 # The examples the READMEs count with.
 README_BLOCK = 256              # step02's "Counting it": a 256-thread block (8 warps)
@@ -430,6 +436,60 @@ FINISH_TRIPS = {"ticket": ["release", "ticket", "read the sums"], "gather": ["re
 
 # ---- the counts ------------------------------------------------------------------------------
 
+def row_pieces(past_boundary, cols, per_vector=FLOATS_PER_VECTOR):
+    """step16_rows/plan.h row_pieces_of: to_boundary = past_boundary ? per_vector - past_boundary
+    : 0; head = min(to_boundary, cols); vectors = (cols - head) / per_vector; tail = the rest.
+    Returns (head, vectors, tail)."""
+    to_boundary = per_vector - past_boundary if past_boundary else 0
+    head = min(to_boundary, cols)
+    vectors = (cols - head) // per_vector
+    return head, vectors, cols - head - vectors * per_vector
+
+
+def row_past_boundary(row, cols, per_vector=FLOATS_PER_VECTOR):
+    """step16_rows/reduce.cu view_row, for a matrix that starts on a boundary: row r starts
+    r * cols elements in, (r * cols) % per_vector past a boundary."""
+    return row * cols % per_vector
+
+
+def lanes_per_row(vectors):
+    """step16_rows/plan.h lanes_per_row: the fewest of 8, 16, 32 lanes whose
+    WARP_VECTORS_PER_LANE vectors each cover the row."""
+    lanes = ROWS_MIN_LANES
+    while lanes < WARP_SIZE and lanes * ROWS_VECTORS_PER_LANE < vectors:
+        lanes *= 2
+    return lanes
+
+
+def warp_rows(lanes):
+    """step16_rows/reduce.cu rows_by_warp: group = lane / LANES reads, in pass p, row
+    first_row + p * (32 / LANES) + group of its warp's rows_per_warp = (32 / LANES) * WARP_PASSES.
+    Returns {row within the warp: (pass, group, lanes of the group)}."""
+    groups = WARP_SIZE // lanes
+    return {p * groups + g: (p, g, list(range(g * lanes, (g + 1) * lanes)))
+            for p in range(ROWS_WARP_PASSES) for g in range(groups)}
+
+
+def split_blocks_per_row(cols, per_vector=FLOATS_PER_VECTOR):
+    """step16_rows/plan.c launch_plan, split: one block per SPLIT_CHUNK_VECTORS of the most
+    whole vectors a row holds (cols / per_vector), at least one."""
+    vectors = cols // per_vector
+    return -(-vectors // SPLIT_CHUNK_VECTORS) if vectors > SPLIT_CHUNK_VECTORS else 1
+
+
+def split_chunk(part, vectors):
+    """step16_rows/plan.h split_chunk: part p reads vectors [p * CHUNK, p * CHUNK + count)."""
+    first = part * SPLIT_CHUNK_VECTORS
+    return first, max(0, min(SPLIT_CHUNK_VECTORS, vectors - first))
+
+
+STEP16_SHORT_COLS = 32        # the figure's short rows: 32 floats, 8 float4
+STEP16_ODD_COLS = 13          # rows that start anywhere in a vector
+STEP16_ODD_ROWS = 4
+STEP16_SPLIT_COLS = 5 * SPLIT_CHUNK_VECTORS * FLOATS_PER_VECTOR - 6   # five chunks, the last short
+STEP16_TICKETS = [0, 2, 1, 4, 3]   # the ticket each block of the split row draws as it starts
+
+
 def counts():
     """Every number the figures show, and the ones the READMEs state, as (name, value)."""
     out = []
@@ -545,6 +605,22 @@ def counts():
             ("step13.counter_after", gather["counter_after"]),
             ("step13.trips_after_last_loads.ticket", len(FINISH_TRIPS["ticket"])),
             ("step13.trips_after_last_loads.gather", len(FINISH_TRIPS["gather"]))]
+    # step16: the warp kernel's groups, the pieces of odd rows, a split row's chunks
+    short_lanes = lanes_per_row(STEP16_SHORT_COLS // FLOATS_PER_VECTOR)
+    out += [("step16.short_cols", STEP16_SHORT_COLS),
+            ("step16.short_lanes_per_row", short_lanes),
+            ("step16.short_rows_per_warp", len(warp_rows(short_lanes)))]
+    for row in range(STEP16_ODD_ROWS):
+        out.append(("step16.odd_pieces.row%d" % row,
+                    "%d %d %d" % row_pieces(row_past_boundary(row, STEP16_ODD_COLS), STEP16_ODD_COLS)))
+    out += [("step16.odd_cols", STEP16_ODD_COLS),
+            ("step16.split_cols", STEP16_SPLIT_COLS),
+            ("step16.split_blocks_per_row", split_blocks_per_row(STEP16_SPLIT_COLS)),
+            ("step16.split_last_chunk",
+             split_chunk(split_blocks_per_row(STEP16_SPLIT_COLS) - 1,
+                         STEP16_SPLIT_COLS // FLOATS_PER_VECTOR)[1]),
+            ("step16.split_gatherer", STEP16_TICKETS.index(len(STEP16_TICKETS) - 1)),
+            ("step16.blocks_per_row.one_row_of_2^30_floats", split_blocks_per_row(2 ** 30))]
     return out
 
 
@@ -1417,6 +1493,111 @@ def figure_step13():
 NUMBER_NAMES = ["no", "one", "two", "three", "four", "five"]
 
 
+def figure_step16():
+    f = Figure()
+    y = f.title("step16: a sum per row: a group of lanes, a block, or several blocks per row",
+                "Every box is computed from plan.h's index arithmetic (make_figures.py transcribes it).")
+    x0 = 30
+    # (a) the warp kernel on rows of 32 floats
+    vectors = STEP16_SHORT_COLS // FLOATS_PER_VECTOR
+    lanes = lanes_per_row(vectors)
+    rows = warp_rows(lanes)
+    y += 26
+    f.text(x0, y, "(a) warp: rows of %d floats (%d float4) take %d lanes each; one warp reads %d rows, %d passes"
+           % (STEP16_SHORT_COLS, vectors, lanes, len(rows), ROWS_WARP_PASSES), size=12, weight="bold")
+    y += 12
+    cell, height = 22, 14
+    for row in sorted(rows):
+        p, g, group_lanes = rows[row]
+        ry = y + row * (height + 3) + p * 6
+        f.text(x0 + 58, ry + 11, "row %d" % row, size=10, anchor="end", fill=MUTED)
+        for v in range(vectors):
+            lane = group_lanes[v % lanes]
+            f.rect(x0 + 64 + v * cell, ry, cell - 2, height, WARP_COLOURS[g])
+            f.text(x0 + 64 + v * cell + (cell - 2) / 2, ry + 11, str(lane), size=9, anchor="middle",
+                   fill="#ffffff")
+        if g == 0:
+            f.text(x0 + 64 + vectors * cell + 10, ry + 11,
+                   "pass %d: loads issued before any add" % p, size=10, fill=MUTED)
+    y += len(rows) * (height + 3) + ROWS_WARP_PASSES * 6 + 10
+    f.text(x0, y, "A box is one float4; the number is the lane that loads it. Group g = lanes %d g .. %d g + %d reads"
+           % (lanes, lanes, lanes - 1), size=12)
+    y += 17
+    f.text(x0, y, "rows g, g + %d, g + %d, g + %d: %d bytes of %d rows in flight per warp, where a warp on one row"
+           % (WARP_SIZE // lanes, 2 * WARP_SIZE // lanes, 3 * WARP_SIZE // lanes,
+              len(rows) * STEP16_SHORT_COLS * WORD_BYTES, len(rows)), size=12)
+    y += 17
+    f.text(x0, y, "would have %d." % (STEP16_SHORT_COLS * WORD_BYTES), size=12)
+    # (b) rows that start anywhere in a vector
+    y += 34
+    cols = STEP16_ODD_COLS
+    f.text(x0, y, "(b) rows of %d floats start 0, 1, 2, 3 floats past a 16-byte boundary: each is cut at its own"
+           % cols, size=12, weight="bold")
+    y += 12
+    cell = 22
+    for row in range(STEP16_ODD_ROWS):
+        past = row_past_boundary(row, cols)
+        head, body, tail = row_pieces(past, cols)
+        ry = y + row * 24
+        f.text(x0 + 58, ry + 14, "row %d" % row, size=10, anchor="end", fill=MUTED)
+        for col in range(cols):
+            px = x0 + 64 + (col + past) * cell
+            if col < head or col >= head + body * FLOATS_PER_VECTOR:
+                fill = EDGE
+            else:
+                fill = WARP_COLOURS[0] if (col - head) // FLOATS_PER_VECTOR % 2 == 0 else WARP_COLOURS[7]
+            f.rect(px, ry, cell - 2, 18, fill)
+            f.text(px + (cell - 2) / 2, ry + 13, str(col), size=9, anchor="middle",
+                   fill="#ffffff" if fill == WARP_COLOURS[0] else INK)
+        for boundary in range(0, cols + 2 * FLOATS_PER_VECTOR, FLOATS_PER_VECTOR):
+            bx = x0 + 64 + boundary * cell - 1
+            if boundary <= cols + past + FLOATS_PER_VECTOR - 1:
+                f.line(bx, ry - 3, bx, ry + 21, stroke=INK, width=1.6)
+        f.text(x0 + 64 + (cols + FLOATS_PER_VECTOR + 1) * cell, ry + 14,
+               "head %d, %d float4, tail %d" % (head, body, tail), size=11)
+    y += STEP16_ODD_ROWS * 24 + 12
+    f.text(x0, y, "Row r starts %d r floats in, (%d r) mod 4 past a boundary (thick lines): row_pieces_of gives its head,"
+           % (cols, cols), size=12)
+    y += 17
+    f.text(x0, y, "whole float4 and tail. The first threads of the row's group or block add the head and tail floats.",
+           size=12)
+    # (c) a split row
+    y += 34
+    blocks = split_blocks_per_row(STEP16_SPLIT_COLS)
+    total_vectors = STEP16_SPLIT_COLS // FLOATS_PER_VECTOR
+    gatherer = STEP16_TICKETS.index(blocks - 1)
+    f.text(x0, y, "(c) split: a row of %s floats is %d chunks of up to %s float4 (64 KiB), a block each"
+           % (grouped(STEP16_SPLIT_COLS), blocks, grouped(SPLIT_CHUNK_VECTORS)), size=12, weight="bold")
+    y += 14
+    width = 140
+    for part in range(blocks):
+        first, count = split_chunk(part, total_vectors)
+        bx = x0 + part * (width + 16)
+        fill = BLOCK_COLOURS[part % len(BLOCK_COLOURS)]
+        f.rect(bx, y, width * count / SPLIT_CHUNK_VECTORS, 24, fill, "#888888", 1)
+        f.text(bx + 6, y + 16, "block %d: float4 %s.." % (part, grouped(first)), size=10)
+        f.text(bx + 4, y + 40, "ticket %d" % STEP16_TICKETS[part], size=10, fill=MUTED)
+        chip(f, bx + width / 2 - 16, y + 50, "word %d" % part, WARP_COLOURS[7])
+        f.arrow(bx + width / 2, y + 70, WIDTH / 2 - 120 + part * 60, y + 100, stroke=MUTED, width=1.0)
+    f.rect(WIDTH / 2 - 250, y + 102, 500, 24, EXTRA, rx=4)
+    f.text(WIDTH / 2, y + 118, "block %d drew the row's last ticket: it adds words 0, 1, ..., %d in that order"
+           % (gatherer, blocks - 1), size=11, anchor="middle", fill="#ffffff", weight="bold")
+    y += 150
+    f.text(x0, y, "Each block draws a ticket of its row as it starts and publishes its sum with a flag (step13's finish,",
+           size=12)
+    y += 17
+    f.text(x0, y, "per row). The block with ticket %d knows that all %d blocks of its row have started: it waits for their"
+           % (blocks - 1, blocks), size=12)
+    y += 17
+    f.text(x0, y, "words and adds them in index order, the same order on every run. One row of 2^30 floats has %s blocks."
+           % grouped(split_blocks_per_row(2 ** 30)), size=12)
+    y = f.legend(y + 26, [(WARP_COLOURS[0], "a float4 (shades alternate)", None),
+                          (EDGE, "head or tail float, loaded alone", None),
+                          (WARP_COLOURS[7], "a published 64-bit word", None),
+                          (EXTRA, "the row's gatherer", None)])
+    return f.svg(y + 8)
+
+
 FIGURES = [
     ("step00_global_tree.svg", figure_step00),
     ("step01_shared_copy.svg", figure_step01),
@@ -1432,6 +1613,7 @@ FIGURES = [
     ("step11_in_flight.svg", figure_step11),
     ("step12_small_n.svg", figure_step12),
     ("step13_gather.svg", figure_step13),
+    ("step16_rows.svg", figure_step16),
 ]
 
 

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# step16_rows on a GPU: what its README's tables come from. Run from the repository root after
+# `make step16` (and `make tests/bin/tests` for the tests); writes into this folder:
+#   step16_check.txt          ./step16/run --check (every shape class, kernel, type, alignment)
+#   step16_tests.txt          the Criterion tests of step16 (host and GPU)
+#   step16_kernels.csv        every kernel forced at the shapes of the README's exercise 3 and
+#                             the chooser's borders, --flush read, beside CUB's segmented sum
+#   ../bench_rows.csv         BENCH_STEPS=16 bench/bench.sh: 20 shapes, both flushes
+set -uo pipefail
+cd "$(dirname "$0")/../../.." || exit 3
+here=docs/results/2026-11-27
+./step16/run --check >"$here/step16_check.txt" 2>&1
+echo "check: exit $?"
+tests/bin/tests --filter 'step16*' >"$here/step16_tests.txt" 2>&1
+echo "tests: exit $?"
+first=1
+for shape in 2097152x32 1048576x64 262144x256 131072x512 65536x1024 16384x4096 4096x16384 \
+             1024x65536 16x4194304 1x67108864; do
+    for kernel in warp block split auto; do
+        ./step16/run -n "$shape" --kernel "$kernel" --csv --iters 50 |
+            if [ "$first" = 1 ]; then cat; else tail -n +2; fi
+        first=0
+    done
+done >"$here/step16_kernels.csv"
+echo "kernels: $(($(wc -l <"$here/step16_kernels.csv") - 1)) rows"
+BENCH_STEPS=16 BENCH_ROWS_OUT=docs/results/bench_rows.csv bash bench/bench.sh

@@ -1,0 +1,51 @@
+/* step16_rows: the matrix on the host (its values, and the bf16 patterns of them), its copies
+ * on the device, and the verdict on every row's sum. Plain C for host.c and check.c. */
+#ifndef STEP_MATRIX_H
+#define STEP_MATRIX_H
+
+#include "plan.h"
+#include "toolbox.h"
+
+/* The data: a common pattern (pattern.c) over the whole matrix, element i = row x cols + col;
+ * or every row zero but one element, row r's at a column drawn from the seed, of value
+ * r % ROW_HOT_VALUES + 1 (exact in bf16 too): a row that gets another row's sum, or loses its
+ * element, or counts it twice, shows. */
+enum fill { FILL_PATTERN, FILL_ROW_ONEHOT };
+enum { ROW_HOT_VALUES = 97 };
+
+struct matrix {
+    struct matrix_shape shape;
+    enum element_type type;
+    float *values;  /* every element as the GPU adds it: for bf16, the value after rounding */
+    void *elements; /* what the device gets: values itself, or their bf16 patterns */
+    void *copies[MAX_BUFFERS];
+    int count;
+};
+
+/* The host arrays, filled; false after saying why (not enough memory). */
+bool matrix_fill(struct matrix *m, struct matrix_shape shape, enum element_type type,
+                 enum fill fill, const struct pattern *pattern, uint64_t seed);
+/* Up to `buffers` device copies (at least one), fewer when memory runs short; false after
+ * saying why (a CUDA error, or not even one copy fits). */
+bool matrix_upload(struct matrix *m, int buffers, const struct device_info *device);
+void matrix_free(struct matrix *m);
+
+/* bf16 of a float, rounded to nearest, ties to even, and the float of a bf16 (exact). */
+unsigned short bf16_from_float(float value);
+float float_from_bf16(unsigned short bits);
+
+/* Every row's reference sum (verify.c), computed once per data set; NULL after saying why. */
+struct reference *rows_references(const struct matrix *m);
+
+/* Every row's sum against its reference: exact where the row is integers summing to at most
+ * 2^24, within error_bound(depth) otherwise (docs/verification.md). */
+struct rows_verdict {
+    size_t rows, wrong, first_wrong; /* first_wrong: valid when wrong > 0 */
+    float got;                       /* the first wrong row's sum, and its expected value */
+    double expected, worst_error, bound_of_worst;
+    bool all_exact; /* every row had to be exact */
+};
+struct rows_verdict rows_judge(const struct reference *references, size_t rows, const float *sums,
+                               unsigned depth);
+
+#endif

@@ -1,0 +1,156 @@
+/* step16_rows: the shape of a launch, shared by host.c, reduce.cu and the host tests.
+ * Which kernel a shape gets (the chooser), how many blocks each kernel launches, and how one
+ * row falls into 16-byte vectors: plain functions of plain numbers, so that the tests can
+ * check every shape class on a machine without a GPU. The index arithmetic that the kernels
+ * run on the GPU is the inline functions at the end, compiled by both compilers. */
+#ifndef STEP_PLAN_H
+#define STEP_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __CUDACC__
+#define HOST_DEVICE __host__ __device__
+#else
+#define HOST_DEVICE
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum element_type { ELEMENT_FLOAT, ELEMENT_BF16, ELEMENT_TYPES };
+enum rows_kernel { KERNEL_WARP, KERNEL_BLOCK, KERNEL_SPLIT, KERNEL_AUTO, KERNEL_NAMES };
+
+/* One load instruction per thread reads a 16-byte vector: 4 floats or 8 bf16. */
+enum { VECTOR_BYTES = 16, WARP_SIZE = 32, WARP_LEVELS = 5 };
+
+/* warp: a warp per row, or a group of 8 or 16 of its lanes per row for shorter rows (the
+ * smallest group whose lanes cover the row with WARP_VECTORS_PER_LANE vectors each). Each group
+ * takes WARP_PASSES rows, and the warp issues the loads of all of them before its first add:
+ * a row of 32 floats is only 128 bytes, and one such row per warp leaves too few bytes in
+ * flight to keep the memory busy (step11's README: Little's law). */
+enum { WARP_VECTORS_PER_LANE = 2, WARP_PASSES = 4, WARPS_PER_BLOCK = 8, MIN_LANES_PER_ROW = 8 };
+enum { WARP_THREADS = WARPS_PER_BLOCK * WARP_SIZE };
+enum { WARP_PASS_BYTES = WARP_SIZE * WARP_VECTORS_PER_LANE * VECTOR_BYTES }; /* 1 KiB */
+
+/* block: a block per row; BLOCK_VECTORS_PER_THREAD vectors per thread per pass, all loads at
+ * once; the block size is the smallest of 64 .. 512 whose one pass covers the row. */
+enum { BLOCK_VECTORS_PER_THREAD = 8, BLOCK_MIN_THREADS = 64, BLOCK_MAX_THREADS = 512 };
+enum {
+    BLOCK_PASS_BYTES = BLOCK_MAX_THREADS * BLOCK_VECTORS_PER_THREAD * VECTOR_BYTES
+}; /* 64 KiB */
+
+/* split: several blocks per row, each reading one chunk of SPLIT_THREADS x
+ * SPLIT_VECTORS_PER_THREAD vectors (64 KiB) once, as step13's blocks do; the block of the row
+ * that draws the row's last ticket adds the row's published sums in index order. */
+enum { SPLIT_THREADS = 512, SPLIT_VECTORS_PER_THREAD = 8, TAGS_IN_FLIGHT = 8 };
+enum { SPLIT_CHUNK_VECTORS = SPLIT_THREADS * SPLIT_VECTORS_PER_THREAD };
+
+/* The chooser's thresholds, in bytes of one row (the same for float and bf16):
+ * - up to WARP_MOST_ROW_BYTES, one warp pass covers the row: a block per row would leave most
+ *   of its threads without a load, so a warp takes it (and ROWS_PER_WARP of them at once);
+ * - up to BLOCK_MOST_ROW_BYTES, one block pass covers the row (at most 512 threads x 8
+ *   vectors): a block per row reads it with every load in flight at once;
+ * - longer rows are split into 64 KiB chunks, a block each: a row never waits for one block
+ *   to walk it, and a few long rows still fill the GPU. A chunk costs one 8-byte word and one
+ *   atomic, nothing beside 64 KiB of loads. */
+enum { WARP_MOST_ROW_BYTES = WARP_PASS_BYTES, BLOCK_MOST_ROW_BYTES = BLOCK_PASS_BYTES };
+
+/* The limits of a shape: rows one per grid index at most, and 2^32 elements in all. */
+#define MAX_ROWS ((size_t)0x7fffffff)
+#define MAX_ELEMENTS ((size_t)1 << 32)
+
+struct matrix_shape {
+    size_t rows, cols;
+};
+
+/* "RxC" (each part as parse_size takes it: 1000003, 2^20, 4K), or a plain count N: 1 x N. */
+bool shape_parse(const char *text, struct matrix_shape *shape);
+/* Within MAX_ROWS and MAX_ELEMENTS; a row or column count of 0 is a valid, empty shape. */
+bool shape_valid(struct matrix_shape shape);
+
+size_t element_bytes(enum element_type type);
+unsigned elements_per_vector(enum element_type type);
+const char *element_name(enum element_type type);
+const char *kernel_name(enum rows_kernel kernel);
+/* "warp", "block", "split", "auto" (or "float", "bf16") -> its enum; -1 when none. */
+int kernel_parse(const char *text);
+int element_parse(const char *text);
+
+/* The kernel for a shape: by the bytes of one row (see the thresholds above). */
+enum rows_kernel kernel_choose(struct matrix_shape shape, enum element_type type);
+
+/* What one launch of `kernel` over `shape` is: its grid, block size and, for split, how many
+ * blocks share a row (the published words: rows x blocks_per_row, and a ticket per row).
+ * blocks 0: there is nothing to launch (no rows). */
+struct rows_launch {
+    enum rows_kernel kernel;
+    size_t blocks, blocks_per_row;
+    unsigned threads, lanes_per_row; /* lanes_per_row: warp only (8, 16 or 32) */
+};
+struct rows_launch launch_plan(enum rows_kernel kernel, struct matrix_shape shape,
+                               enum element_type type);
+/* The longest chain of float additions any element goes through (docs/verification.md). */
+unsigned launch_depth(const struct rows_launch *launch, struct matrix_shape shape,
+                      enum element_type type);
+
+/* ---- the index arithmetic the kernels run --------------------------------------------- */
+
+/* A row as 16-byte vectors can read it: `head` elements up to the first 16-byte boundary,
+ * `vectors` whole vectors, then `tail` elements; past_boundary is how many elements the row's
+ * first element lies past a boundary (0 .. per_vector - 1). A row of a matrix whose columns
+ * are not a multiple of per_vector starts at a different place in a vector row by row. */
+struct row_pieces {
+    size_t head, vectors, tail;
+};
+HOST_DEVICE static inline struct row_pieces row_pieces_of(size_t past_boundary, size_t cols,
+                                                          size_t per_vector)
+{
+    size_t to_boundary = past_boundary ? per_vector - past_boundary : 0;
+    struct row_pieces p;
+    p.head = to_boundary < cols ? to_boundary : cols;
+    p.vectors = (cols - p.head) / per_vector;
+    p.tail = cols - p.head - p.vectors * per_vector;
+    return p;
+}
+
+/* The most whole vectors any row of `cols` elements holds, whatever its alignment. */
+HOST_DEVICE static inline size_t most_vectors(size_t cols, size_t per_vector)
+{
+    return cols / per_vector;
+}
+
+/* The warp kernel's lanes per row: the fewest of 8, 16, 32 whose first pass covers a row of
+ * `vectors` whole vectors; 32 for longer rows (they loop). 8 at least: lanes 0..7 read a
+ * row's head and tail elements (up to 7 each). */
+HOST_DEVICE static inline unsigned lanes_per_row(size_t vectors)
+{
+    unsigned lanes = MIN_LANES_PER_ROW;
+    while (lanes < WARP_SIZE && (size_t)lanes * WARP_VECTORS_PER_LANE < vectors) lanes *= 2;
+    return lanes;
+}
+
+/* Rows per warp of the warp kernel: a row per group of lanes, WARP_PASSES times over. */
+HOST_DEVICE static inline size_t rows_per_warp(unsigned lanes)
+{
+    return (size_t)(WARP_SIZE / lanes) * WARP_PASSES;
+}
+
+/* Block `part` of a split row reads vectors [first, first + count) of the row's body. */
+struct chunk {
+    size_t first, count;
+};
+HOST_DEVICE static inline struct chunk split_chunk(size_t part, size_t vectors)
+{
+    struct chunk c;
+    c.first = part * SPLIT_CHUNK_VECTORS;
+    c.count = c.first < vectors ? vectors - c.first : 0;
+    if (c.count > SPLIT_CHUNK_VECTORS) c.count = SPLIT_CHUNK_VECTORS;
+    return c;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
