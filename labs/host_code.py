@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Says whether a lab submission's host code is the lab's own: only device code may differ.
 
-    python3 labs/host_code.py SUBMISSION.cu REFERENCE.cu [REFERENCE.cu ...]
+    python3 labs/host_code.py [--name NAME] SUBMISSION.cu REFERENCE.cu [REFERENCE.cu ...]
 
 A submission is C++ as well as CUDA: a launcher that copies the input back and adds it on
 the CPU, an extra host function, or a global object whose constructor runs before main()
@@ -22,7 +22,8 @@ Everything else is host code and must equal a reference's host code in the same 
 functions (the launchers, extern "C"), variables, their initialisers, the other preprocessor
 directives (#if, #undef, ...), a namespace or an extern "C" { } block. Comments and spacing
 do not count. Prints "ok: ..." and exits 0, or one "host: ..." line per difference (the
-first few) and exits 1; 2 when a file cannot be read.
+first few, each with the line of SUBMISSION, named NAME: default its file name) and exits 1;
+2 when a file cannot be read.
 """
 import re
 import sys
@@ -248,6 +249,9 @@ def compare(submission_path, reference_paths):
 
 
 def main(arguments):
+    name = None
+    if arguments[:1] == ["--name"] and len(arguments) > 1:
+        name, arguments = arguments[1], arguments[2:]
     if len(arguments) < 2:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
@@ -256,8 +260,9 @@ def main(arguments):
     except (OSError, UnicodeDecodeError) as error:
         print(f"host_code.py: {error}", file=sys.stderr)
         return 2
+    shown = name or arguments[0].rsplit("/", 1)[-1]
     for finding in findings[:MAX_FINDINGS]:
-        print(f"host: {finding}")
+        print(f"host: {re.sub(r'^reduce.cu:', shown + ':', finding)}")
     if len(findings) > MAX_FINDINGS:
         print(f"host: ... and {len(findings) - MAX_FINDINGS} more differences")
     if not findings:
