@@ -364,13 +364,13 @@ lab_free_mib() {
 lab_stage_wide() {   # PROGRAM LOGDIR
     local program=$1 log=$2/index64.txt need_mib need_gib free status line lock
     LAB_WIDE=
+    if [ "$LAB_CORRECT" != 1 ]; then
+        lab_say index64 "not run: the kernel is not correct at the sizes of --check"
+        return
+    fi
     if [ -z "$LAB_WIDE_N" ]; then
         lab_say index64 "NOT CHECKED: LAB_WIDE_N is empty"
         LAB_UNCHECKED+=("64-bit index: not run (LAB_WIDE_N is empty)")
-        return
-    fi
-    if [ "$LAB_CORRECT" != 1 ]; then
-        lab_say index64 "not run: the kernel is not correct at the sizes of --check"
         return
     fi
     need_mib=$(((LAB_WIDE_N * LAB_BYTES_PER_ELEMENT + LAB_BYTES_PER_MIB - 1) / LAB_BYTES_PER_MIB + LAB_WIDE_MARGIN_MIB))

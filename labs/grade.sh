@@ -48,7 +48,7 @@ set -uo pipefail
 export LAB_CHECK_TIMEOUT=${LAB_CHECK_TIMEOUT:-100} LAB_TIME_TIMEOUT=${LAB_TIME_TIMEOUT:-100}
 export LAB_WIDE_TIMEOUT=${LAB_WIDE_TIMEOUT:-100} LAB_SANITIZER_TIMEOUT=${LAB_SANITIZER_TIMEOUT:-300}
 # shellcheck source=labs/check.sh
-source "$(dirname "$0")/check.sh" || exit 3
+source "$(dirname "${BASH_SOURCE[0]}")/check.sh" || exit 3
 
 CSV_HEADER=student,pass,builds,host_code,instructions,correct,sanitizer_clean,index64,ms,x_reference,x_cub,isolation,reason
 SUBMISSIONS=                   # the folder being graded, absolute

@@ -76,7 +76,8 @@ static int read_the_class(void)
         if (file == NULL) break;
         size_t length = fread(arguments, 1, sizeof arguments - 1, file);
         fclose(file);
-        for (size_t at = 0; at < length; at += strlen(arguments + at) + 1) copy_folder(arguments + at);
+        for (size_t at = 0; at < length; at += strlen(arguments + at) + 1)
+            copy_folder(arguments + at);
         snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
         file = fopen(path, "r");
         if (file == NULL) break;
