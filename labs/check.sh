@@ -626,11 +626,12 @@ lab_check() {   # LAB PROGRAM PTX LOGDIR
 lab_usage() {
     cat <<USAGE
 usage: ./labs/$1/run --check     build labs/$1/reduce.cu into $(lab_step "$1")'s program and grade it:
-                                 its compiled code, its --check, compute-sanitizer, a run past
-                                 2^31 elements, and the time beside the step
+                                 its host code (only device code may differ from the step's),
+                                 its compiled code, its --check, compute-sanitizer, a run at
+                                 n = 2^32, and the time beside the step
        ./labs/$1/run OPTIONS     build it and run the program with OPTIONS (listed below)
-exit codes of --check: 0 passed, 1 failed (the verdict says why), 3 no GPU (the build and the
-compiled code were checked, nothing was run)
+exit codes of --check: 0 passed, 1 failed or not fully checked (the verdict says why), 3 no
+GPU (the host code, the build and the compiled code were checked, nothing was run)
 USAGE
 }
 
