@@ -153,7 +153,8 @@ class Kernel:
                 found = set()
                 for ins in definitions:
                     base = ins.opcode.split(".")[0]
-                    if base == "rem" and len(ins.operands) == 3 and is_size(ins.operands[2]):
+                    whole_warps = group == WARP_SIZE and self.canonical(ins.operands[-1], defined) == "%ntid.x"
+                    if base == "rem" and len(ins.operands) == 3 and (is_size(ins.operands[2]) or whole_warps):
                         found.add(self.canonical(ins.operands[1], defined))
                     elif base in ("mov", "cvt") and len(ins.operands) == 2:
                         found.add(remainder.get(ins.operands[1]))
