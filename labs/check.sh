@@ -15,10 +15,11 @@
 #      variant and every other variant the handout asks for (LAB_GRADED_VARIANTS): correct,
 #      wrong (the first failing case; when that case is right in a fresh program, state left
 #      over between launches), a hang, a CUDA error, a crash;
-#   3. compute-sanitizer memcheck, racecheck and synccheck where it is installed, one run
-#      each at an odd n and at n = 1, for every graded variant (not after a hang);
+#   3. compute-sanitizer memcheck, racecheck and synccheck, one run each at an odd n and at
+#      n = 1, for every graded variant (not after a hang; where it is not installed: not
+#      checked, and no pass);
 #   4. 64-bit indexing: one run at n = 2^32 (the largest n the programs take) with the last
-#      element hot (only for a correct kernel), one program at a time on the machine (a lock):
+#      element hot (only for a correct kernel), one program at a time per checkout (a lock):
 #      about 17 GiB of GPU memory; where it is not free, "not checked" and no pass;
 #   5. the time at n = 2^25 beside the step's own program, both with CUB in the same process
 #      (only for a correct kernel);
@@ -358,7 +359,7 @@ lab_free_mib() {
 # Sets LAB_WIDE (1, 0, or "" when it could not run: then LAB_UNCHECKED says why) and adds
 # to LAB_REASONS. One run at n = LAB_WIDE_N (2^32, the most the programs take) with only the
 # last element hot: an index that wraps (an int, an unsigned product, a 32-bit grid-stride
-# index) loses it or never ends. The runs of every grader on this machine take turns (flock
+# index) loses it or never ends. The runs of every grader of this checkout take turns (flock
 # on LAB_WIDE_LOCK), so that `labs/grade.sh -j N` does not run two at once; the memory is
 # looked at once the lock is held.
 lab_stage_wide() {   # PROGRAM LOGDIR
