@@ -2,30 +2,44 @@
 # What ./labs/labNN/run and labs/grade.sh share: building a lab's program, and grading a
 # student's kernel in it. Sourced, not run.
 #
-# lab_check grades one program in six stages and prints what each found:
+# lab_check grades one program in seven stages and prints what each found:
+#   0. the host code (no GPU needed): labs/host_code.py, the kernel file's host side token for
+#      token the starter's (labs/grade.sh; ./labs/labNN/run --check: the step's own file):
+#      otherwise "host code: ..." and the kernel is built (for the compiler's errors), never run;
 #   1. the compiled code (no GPU needed): labs/lesson.py reads the kernel's PTX for what the
 #      lesson requires and a GPU may forgive: barriers every thread of the block reaches, the
-#      full mask on every warp instruction, the lab's own instructions (lab05: the ticket's
-#      fences or memory order, in both variants);
+#      full mask on every warp instruction and the whole warp reaching it, the lab's own
+#      instructions (lab05: the ticket's fences or memory order, in both variants, and the
+#      acquire in every thread that reads);
 #   2. the program's own --check (the correctness matrix), under a timeout, for the default
 #      variant and every other variant the handout asks for (LAB_GRADED_VARIANTS): correct,
 #      wrong (the first failing case; when that case is right in a fresh program, state left
 #      over between launches), a hang, a CUDA error, a crash;
-#   3. compute-sanitizer memcheck, racecheck and synccheck where it is installed, one run
-#      each at an odd n and at n = 1, for every graded variant (not after a hang);
-#   4. 64-bit indexing: one run past 2^31 elements with the last element hot, where the GPU
-#      has the memory (about 9 GiB), else "skipped: needs N GiB" (only for a correct kernel);
+#   3. compute-sanitizer memcheck, racecheck and synccheck, one run each at an odd n and at
+#      n = 1, for every graded variant (not after a hang; where it is not installed: not
+#      checked, and no pass);
+#   4. 64-bit indexing: one run at n = 2^32 (the largest n the programs take) with the last
+#      element hot (only for a correct kernel), one program at a time per checkout (a lock):
+#      about 17 GiB of GPU memory; where it is not free, "not checked" and no pass;
 #   5. the time at n = 2^25 beside the step's own program, both with CUB in the same process
 #      (only for a correct kernel);
 #   6. the verdict, a line for people, then one JSON line for machines:
-#      {"lab":..,"pass":..,"builds":..,"instructions":..,"correct":..,"sanitizer_clean":..,
-#       "index64":..,"ms":..,"x_reference":..,"x_cub":..,"reason":..}
-#      x_...: how many times as fast (above 1: faster); a stage that did not run is null.
+#      {"lab":..,"pass":..,"builds":..,"host_code":..,"instructions":..,"correct":..,
+#       "sanitizer_clean":..,"index64":..,"ms":..,"x_reference":..,"x_cub":..,
+#       "isolation":..,"reason":..}
+#      x_...: how many times as fast (above 1: faster); a stage that did not run is null. The
+#      kernel passes only when every stage ran and found nothing: a stage that could not run
+#      (no compute-sanitizer, too little GPU memory for n = 2^32) is "not checked", not a pass.
+#      The reason names the cause first: the host code, then what the sanitizers saw, then
+#      the compiled code, a hang or crash, and last the wrong sums they explain.
 # Settings, from the environment (seconds, sizes):
 #   LAB_CHECK_TIMEOUT [900]  LAB_SANITIZER_TIMEOUT [900]  LAB_TIME_TIMEOUT [300]
 #   LAB_BUILD_TIMEOUT [900]  LAB_WIDE_TIMEOUT [300]  LAB_SANITIZE_N ["1000003 1"]
-#   LAB_TIMED_N [2^25]  LAB_WIDE_N [2147483649; empty: the stage is skipped]
+#   LAB_TIMED_N [2^25]  LAB_WIDE_N [4294967296; empty: not checked, so no pass]
+#   LAB_WIDE_LOCK [build/labs/index64.lock]: the lock the runs at n = LAB_WIDE_N share
 #   COMPUTE_SANITIZER: the sanitizer's path, when it is neither on PATH nor in $CUDA_HOME/bin
+#   LAB_SANDBOX (an array, set by labs/grade.sh): the command every run of a submission goes
+#   through, so that it runs isolated
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LAB_CHECK_TIMEOUT=${LAB_CHECK_TIMEOUT:-900}
@@ -35,7 +49,9 @@ LAB_BUILD_TIMEOUT=${LAB_BUILD_TIMEOUT:-900}
 LAB_SANITIZE_N=${LAB_SANITIZE_N:-1000003 1}
 LAB_TIMED_N=${LAB_TIMED_N:-2^25}
 LAB_WIDE_TIMEOUT=${LAB_WIDE_TIMEOUT:-300}
-LAB_WIDE_N=${LAB_WIDE_N-2147483649}
+LAB_WIDE_N=${LAB_WIDE_N-4294967296}
+LAB_WIDE_LOCK=${LAB_WIDE_LOCK:-$LAB_ROOT/build/labs/index64.lock}
+LAB_ISOLATION=${LAB_ISOLATION:-}      # labs/grade.sh: how each submission is isolated, for the verdict
 LAB_WIDE_MARGIN_MIB=512         # device memory beside the input: block sums, CUDA's own
 LAB_BYTES_PER_ELEMENT=4         # a float
 LAB_BYTES_PER_MIB=$((1 << 20))
@@ -48,6 +64,9 @@ LAB_ONE_RUN=(--iters 1 --warmup 0 --quiet --no-cub)
 LAB_SANITIZER_FOUND=99          # compute-sanitizer's exit status when it reported something
 LAB_KILL_AFTER=10               # seconds between timeout's TERM and its KILL
 LAB_REASON_WIDTH=300            # characters of one failure kept for the CSV and the JSON
+LAB_REASON_TOTAL=1200           # characters of the whole reason
+LAB_REASON_SEPARATOR=$'\x1f'    # between failures while they are collected: no ';' of theirs
+                                # (a compiler's 'expected a ";"') is taken for one
 LAB_TIMED_OUT=(124 137)         # timeout's status: TERM worked, or KILL was needed
 
 # ---- the lab table (labs/steps.txt) -----------------------------------------------------
@@ -69,6 +88,8 @@ lab_graded_variants() {   # LAB -> the variants, the default first ("" for it)
 }
 
 # ---- small helpers ----------------------------------------------------------------------
+[ -n "${LAB_SANDBOX+set}" ] || LAB_SANDBOX=()
+
 lab_say() { printf '%-12s %s\n' "$1" "$2"; }
 
 lab_clip() {   # TEXT -> one line of at most LAB_REASON_WIDTH characters
@@ -186,8 +207,8 @@ lab_right_alone() {   # PROGRAM VARIANT FAILED-LINE LOG
     options=$(lab_case_options "$3") || return 1
     for ((run = 0; run < LAB_FRESH_RUNS; run++)); do
         # shellcheck disable=SC2086,SC2046
-        timeout -k "$LAB_KILL_AFTER" "$LAB_TIME_TIMEOUT" "$1" $options $(lab_variant_words "$2") \
-            "${LAB_ONE_RUN[@]}" >>"$4" 2>&1 || return 1
+        timeout -k "$LAB_KILL_AFTER" "$LAB_TIME_TIMEOUT" "${LAB_SANDBOX[@]}" "$1" $options \
+            $(lab_variant_words "$2") "${LAB_ONE_RUN[@]}" >>"$4" 2>&1 || return 1
     done
 }
 
@@ -198,7 +219,8 @@ lab_check_variant() {   # PROGRAM LOGDIR VARIANT
     label=$(lab_variant_label "$variant")
     [ -z "$variant" ] || suffix=" (--variant $variant)"
     # shellcheck disable=SC2046
-    timeout -k "$LAB_KILL_AFTER" "$LAB_CHECK_TIMEOUT" "$program" --check $(lab_variant_words "$variant") >"$log" 2>&1
+    timeout -k "$LAB_KILL_AFTER" "$LAB_CHECK_TIMEOUT" "${LAB_SANDBOX[@]}" "$program" --check \
+        $(lab_variant_words "$variant") >"$log" 2>&1
     status=$?
     summary=$(grep -m 1 '^check: ' "$log")
     cuda_error=$(grep -m 1 '^CUDA error' "$log")
@@ -269,7 +291,7 @@ lab_sanitize_variant() {   # SANITIZER TOOL PROGRAM LOGDIR VARIANT
     for n in $LAB_SANITIZE_N; do
         log=$logdir/$tool${variant:+-$variant}-n$n.txt
         # shellcheck disable=SC2046
-        timeout -k "$LAB_KILL_AFTER" "$LAB_SANITIZER_TIMEOUT" "$sanitizer" --tool "$tool" \
+        timeout -k "$LAB_KILL_AFTER" "$LAB_SANITIZER_TIMEOUT" "${LAB_SANDBOX[@]}" "$sanitizer" --tool "$tool" \
             --error-exitcode "$LAB_SANITIZER_FOUND" "$program" -n "$n" $(lab_variant_words "$variant") \
             "${LAB_ONE_RUN[@]}" >"$log" 2>&1
         status=$?
@@ -334,50 +356,65 @@ lab_free_mib() {
         head -n 1 | grep -oE '^[0-9]+'
 }
 
-# Sets LAB_WIDE (1, 0, or "" when skipped) and adds to LAB_REASONS. One run past 2^31
-# elements with only the last one hot: an index that wraps (an int, an unsigned product)
-# loses it.
+# Sets LAB_WIDE (1, 0, or "" when it could not run: then LAB_UNCHECKED says why) and adds
+# to LAB_REASONS. One run at n = LAB_WIDE_N (2^32, the most the programs take) with only the
+# last element hot: an index that wraps (an int, an unsigned product, a 32-bit grid-stride
+# index) loses it or never ends. The runs of every grader of this checkout take turns (flock
+# on LAB_WIDE_LOCK), so that `labs/grade.sh -j N` does not run two at once; the memory is
+# looked at once the lock is held.
 lab_stage_wide() {   # PROGRAM LOGDIR
-    local program=$1 log=$2/index64.txt need_mib need_gib free status line
+    local program=$1 log=$2/index64.txt need_mib need_gib free status line lock
     LAB_WIDE=
-    [ -n "$LAB_WIDE_N" ] || { lab_say index64 "not run: LAB_WIDE_N is empty"; return; }
     if [ "$LAB_CORRECT" != 1 ]; then
-        lab_say index64 "not run: the kernel is not correct below 2^31 elements"
+        lab_say index64 "not run: the kernel is not correct at the sizes of --check"
+        return
+    fi
+    if [ -z "$LAB_WIDE_N" ]; then
+        lab_say index64 "NOT CHECKED: LAB_WIDE_N is empty"
+        LAB_UNCHECKED+=("64-bit index: not run (LAB_WIDE_N is empty)")
         return
     fi
     need_mib=$(((LAB_WIDE_N * LAB_BYTES_PER_ELEMENT + LAB_BYTES_PER_MIB - 1) / LAB_BYTES_PER_MIB + LAB_WIDE_MARGIN_MIB))
     need_gib=$(((need_mib + LAB_MIB_PER_GIB - 1) / LAB_MIB_PER_GIB))
+    mkdir -p "$(dirname "$LAB_WIDE_LOCK")"
+    exec {lock}>>"$LAB_WIDE_LOCK"
+    flock "$lock"
     free=$(lab_free_mib)
     if [ -n "$free" ] && [ "$free" -lt "$need_mib" ]; then
-        lab_say index64 "skipped: needs $need_gib GiB of GPU memory, $((free / LAB_MIB_PER_GIB)) GiB free (nvidia-smi)"
+        exec {lock}>&-
+        lab_say index64 "NOT CHECKED: needs $need_gib GiB of GPU memory, $((free / LAB_MIB_PER_GIB)) GiB free (nvidia-smi)"
+        LAB_UNCHECKED+=("64-bit index at n = $LAB_WIDE_N: needs $need_gib GiB of GPU memory, $((free / LAB_MIB_PER_GIB)) GiB free")
         return
     fi
-    timeout -k "$LAB_KILL_AFTER" "$LAB_WIDE_TIMEOUT" "$program" -n "$LAB_WIDE_N" --pattern onehot:last \
-        --buffers 1 "${LAB_ONE_RUN[@]}" >"$log" 2>&1
+    timeout -k "$LAB_KILL_AFTER" "$LAB_WIDE_TIMEOUT" "${LAB_SANDBOX[@]}" "$program" -n "$LAB_WIDE_N" \
+        --pattern onehot:last --buffers 1 "${LAB_ONE_RUN[@]}" >"$log" 2>&1
     status=$?
+    exec {lock}>&-
     line=$(grep -m 1 -E ' n=[0-9]+ ' "$log")
     if [ "$status" -eq 0 ]; then
         LAB_WIDE=1
         lab_say index64 "ok at n = $LAB_WIDE_N, the last element hot: $line"
-    elif [ "$status" -eq 3 ] && grep -qiE 'memory' "$log"; then
-        lab_say index64 "skipped: needs $need_gib GiB: $(grep -m 1 -iE 'memory' "$log")"
+    elif [ "$status" -eq 3 ] && grep -qE '^not enough (device|host) memory' "$log"; then
+        lab_say index64 "NOT CHECKED: $(grep -m 1 -E '^not enough' "$log")"
+        LAB_UNCHECKED+=("64-bit index at n = $LAB_WIDE_N: $(lab_clip "$(grep -m 1 -E '^not enough' "$log")")")
     elif lab_timed_out "$status"; then
         LAB_WIDE=0
         lab_say index64 "FAILED: did not finish within $LAB_WIDE_TIMEOUT s at n = $LAB_WIDE_N"
-        LAB_REASONS+=("hang at n = $LAB_WIDE_N: did not finish within $LAB_WIDE_TIMEOUT s")
+        LAB_REASONS+=("64-bit index: no result within $LAB_WIDE_TIMEOUT s at n = $LAB_WIDE_N with --pattern onehot:last: a loop whose index never reaches n (a 32-bit index wraps before 2^32): index with size_t")
     else
         LAB_WIDE=0
-        [ -n "$line" ] || line="exit status $status: $(head -n 1 "$log")"
+        [ -n "$line" ] || line="exit status $status: $(grep -m 1 -E '^CUDA error' "$log" || head -n 1 "$log")"
         lab_say index64 "FAILED at n = $LAB_WIDE_N, the last element hot: $line"
-        LAB_REASONS+=("64-bit index: wrong at n = $LAB_WIDE_N with --pattern onehot:last ($(lab_clip "$line")): an element index that wraps past 2^31 (an int, or a 32-bit product): index with size_t")
+        LAB_REASONS+=("64-bit index: wrong at n = $LAB_WIDE_N with --pattern onehot:last ($(lab_clip "$line")): an element index that wraps (an int, a 32-bit product or a 32-bit grid-stride index): index with size_t")
     fi
 }
 
 # ---- stage 5: the time ------------------------------------------------------------------
 # The --csv row of one program at LAB_TIMED_N: "ok ms cub_ms", or nothing. The columns are
 # found by their names in the header (common/report.c), not by their places.
-lab_timed_row() {   # PROGRAM LOG
-    timeout -k "$LAB_KILL_AFTER" "$LAB_TIME_TIMEOUT" "$1" --csv -n "$LAB_TIMED_N" >"$2" 2>&1 || return 1
+lab_timed_row() {   # PROGRAM LOG [isolated: a submission's]
+    timeout -k "$LAB_KILL_AFTER" "$LAB_TIME_TIMEOUT" ${3:+"${LAB_SANDBOX[@]}"} "$1" --csv -n "$LAB_TIMED_N" \
+        >"$2" 2>&1 || return 1
     awk -F, '/^step,/ { for (c = 1; c <= NF; c++) column[$c] = c; next }
              { last = $0 }
              END { if (!("ok" in column) || last == "") exit
@@ -395,7 +432,7 @@ lab_stage_time() {   # LAB PROGRAM LOGDIR
         lab_say time "not measured: the kernel is not correct"
         return
     fi
-    if ! mine=$(lab_timed_row "$program" "$logdir/time.csv") || [ -z "$mine" ]; then
+    if ! mine=$(lab_timed_row "$program" "$logdir/time.csv" isolated) || [ -z "$mine" ]; then
         lab_say time "FAILED: the timed run at n = $LAB_TIMED_N did not finish cleanly: $(tail -n 1 "$logdir/time.csv")"
         LAB_REASONS+=("time: the run at n = $LAB_TIMED_N failed: $(lab_clip "$(tail -n 1 "$logdir/time.csv")")")
         return
@@ -428,20 +465,49 @@ lab_json_value() {   # "" -> null; 1/0 -> true/false with BOOLEAN; numbers as th
     fi
 }
 
+# The rank of a failure in the reason: the cause before what it causes. An out-of-bounds
+# read comes before the wrong sum (or the "state left over") it produces.
+lab_reason_rank() {
+    case $1 in
+    "does not compile"*) echo 0 ;;
+    "host code"*) echo 1 ;;
+    memcheck*) echo 2 ;;
+    racecheck* | synccheck*) echo 3 ;;
+    "compiled code"*) echo 4 ;;
+    hang* | crash*) echo 5 ;;
+    "64-bit index"*) echo 6 ;;
+    "wrong result"* | "state left over"* | check*) echo 7 ;;
+    "not checked"*) echo 9 ;;
+    *) echo 8 ;;
+    esac
+}
+
+# The failures, causes first, each once, joined with "; " and cut at LAB_REASON_TOTAL
+# characters.
 lab_reason_text() {
-    local IFS=';'
-    local joined="${LAB_REASONS[*]}"
-    printf '%s' "${joined//;/; }"
+    local reasons=("${LAB_REASONS[@]}") text line
+    [ ${#LAB_UNCHECKED[@]} -eq 0 ] || reasons+=("not checked: $(IFS="$LAB_REASON_SEPARATOR"; echo "${LAB_UNCHECKED[*]}")")
+    [ ${#reasons[@]} -gt 0 ] || return 0
+    text=$(for line in "${reasons[@]}"; do
+               printf '%s\t%s\n' "$(lab_reason_rank "$line")" "${line//$'\n'/ }"
+           done | sort -s -t $'\t' -k 1,1n | cut -f 2- | awk '!seen[$0]++' |
+           awk -v separator="; " 'NR > 1 {printf "%s", separator} {printf "%s", $0}')
+    text=${text//$LAB_REASON_SEPARATOR/, }
+    [ ${#text} -le "$LAB_REASON_TOTAL" ] || text="${text:0:LAB_REASON_TOTAL-3}..."
+    printf '%s' "$text"
 }
 
-# Passed: built, the compiled code holds what the lesson requires (or could not be read),
-# every graded variant correct, no sanitizer report, right past 2^31 (or skipped), no reason.
+# Passed: the host code is the starter's, it built, the compiled code holds what the lesson
+# requires, every graded variant correct, no sanitizer report, right at n = 2^32, no reason,
+# and every one of those stages ran: one that could not (no python3, no compute-sanitizer,
+# too little GPU memory) leaves the kernel not passed.
 lab_passed() {
-    [ "$LAB_BUILDS" = 1 ] && [ "$LAB_INSTRUCTIONS" != 0 ] && [ "$LAB_CORRECT" = 1 ] &&
-        [ "$LAB_CLEAN" != 0 ] && [ "$LAB_WIDE" != 0 ] && [ ${#LAB_REASONS[@]} -eq 0 ]
+    [ "$LAB_HOST_CODE" != 0 ] && [ "$LAB_BUILDS" = 1 ] && [ "$LAB_INSTRUCTIONS" = 1 ] &&
+        [ "$LAB_CORRECT" = 1 ] && [ "$LAB_CLEAN" = 1 ] && [ "$LAB_WIDE" = 1 ] &&
+        [ ${#LAB_REASONS[@]} -eq 0 ] && [ ${#LAB_UNCHECKED[@]} -eq 0 ]
 }
 
-# 1 passed, 0 failed, "" not decided (no GPU: built and read, not run).
+# 1 passed, 0 failed or not fully checked, "" not decided (no GPU: built and read, not run).
 lab_pass_value() {
     if [ -z "$LAB_CORRECT" ] && [ "$LAB_BUILDS" = 1 ] && [ ${#LAB_REASONS[@]} -eq 0 ]; then echo ''
     elif lab_passed; then echo 1
@@ -450,38 +516,79 @@ lab_pass_value() {
 }
 
 lab_verdict() {   # LAB
-    local unchecked=() skipped
-    [ -n "$LAB_CLEAN" ] || unchecked+=("races and out-of-bounds accesses: no compute-sanitizer")
-    [ -n "$LAB_WIDE" ] || unchecked+=("64-bit indexing: skipped")
-    [ -n "$LAB_INSTRUCTIONS" ] || unchecked+=("the compiled code: not read")
+    if [ ${#LAB_REASONS[@]} -eq 0 ]; then   # what a failure does not already explain
+        [ -n "$LAB_CLEAN" ] || [ -z "$LAB_CORRECT" ] ||
+            LAB_UNCHECKED+=("races and out-of-bounds accesses: compute-sanitizer did not run")
+        [ -n "$LAB_INSTRUCTIONS" ] || [ "$LAB_BUILDS" != 1 ] || LAB_UNCHECKED+=("the compiled code: not read")
+    fi
     if [ -z "$LAB_CORRECT" ] && [ "$(lab_pass_value)" = '' ]; then
-        lab_say verdict "NOT GRADED: it builds$([ "$LAB_INSTRUCTIONS" = 1 ] && echo ' and its compiled code holds what the lesson requires'); the rest needs a GPU"
+        lab_say verdict "NOT GRADED: it builds$([ "$LAB_INSTRUCTIONS" = 1 ] && echo ', and the compiled code shows no barrier or warp instruction that some threads skip and no missing instruction of the lesson'). Not checked without a GPU: the sums (--check), races and out-of-bounds accesses (compute-sanitizer), the index at n = 2^32 and the time; a race or a wrong index shows only there"
     elif lab_passed; then
-        skipped=$(IFS=';'; echo "${unchecked[*]}")
-        lab_say verdict "PASSED${skipped:+ (not checked: ${skipped//;/; })}"
+        lab_say verdict "PASSED${LAB_ISOLATION:+ (isolation: $LAB_ISOLATION)}"
+    elif [ ${#LAB_REASONS[@]} -eq 0 ]; then
+        lab_say verdict "NOT PASSED: $(lab_reason_text)"
     else
         lab_say verdict "FAILED: $(lab_reason_text)"
     fi
-    printf '{"lab":%s,"pass":%s,"builds":%s,"instructions":%s,"correct":%s,"sanitizer_clean":%s,"index64":%s,"ms":%s,"x_reference":%s,"x_cub":%s,"reason":%s}\n' \
+    printf '{"lab":%s,"pass":%s,"builds":%s,"host_code":%s,"instructions":%s,"correct":%s,"sanitizer_clean":%s,"index64":%s,"ms":%s,"x_reference":%s,"x_cub":%s,"isolation":%s,"reason":%s}\n' \
         "$(lab_json_string "$1")" "$(lab_json_value "$(lab_pass_value)" boolean)" \
-        "$(lab_json_value "$LAB_BUILDS" boolean)" "$(lab_json_value "$LAB_INSTRUCTIONS" boolean)" \
+        "$(lab_json_value "$LAB_BUILDS" boolean)" "$(lab_json_value "$LAB_HOST_CODE" boolean)" \
+        "$(lab_json_value "$LAB_INSTRUCTIONS" boolean)" \
         "$(lab_json_value "$LAB_CORRECT" boolean)" "$(lab_json_value "$LAB_CLEAN" boolean)" \
         "$(lab_json_value "$LAB_WIDE" boolean)" "$(lab_json_value "$LAB_MS")" \
         "$(lab_json_value "$LAB_X_REFERENCE")" "$(lab_json_value "$LAB_X_CUB")" \
-        "$(lab_json_string "$(lab_reason_text)")"
+        "$(lab_json_string "${LAB_ISOLATION:-none}")" "$(lab_json_string "$(lab_reason_text)")"
 }
 
 lab_reset() {
     LAB_BUILDS='' LAB_INSTRUCTIONS='' LAB_CORRECT='' LAB_CLEAN='' LAB_WIDE='' LAB_HUNG=0 LAB_MS=''
-    LAB_X_REFERENCE='' LAB_X_CUB=''
+    LAB_X_REFERENCE='' LAB_X_CUB='' LAB_HOST_CODE=''
     LAB_REASONS=()
+    LAB_UNCHECKED=()
+}
+
+# ---- stage 0: the host code -------------------------------------------------------------
+# Is the host side of KERNEL (shown as NAME) the same, token for token, as that of one of the
+# REFERENCES?
+# Sets LAB_HOST_CODE (1, 0, or "" when python3 is missing) and adds to LAB_REASONS.
+lab_stage_host() {   # KERNEL NAME LOGDIR REFERENCE...
+    local kernel=$1 name=$2 log=$3/host_code.txt status line
+    shift 3
+    LAB_HOST_CODE=
+    mkdir -p "$(dirname "$log")"
+    if ! command -v python3 >/dev/null 2>&1; then
+        lab_say host "NOT CHECKED: python3 not found (labs/host_code.py compares the host code)"
+        LAB_UNCHECKED+=("the host code: python3 not found")
+        return
+    fi
+    python3 "$LAB_ROOT/labs/host_code.py" --name "$name" "$kernel" "$@" >"$log" 2>&1
+    status=$?
+    if [ "$status" -eq 0 ]; then
+        LAB_HOST_CODE=1
+        lab_say host "ok: the host code is the starter's"
+    elif [ "$status" -eq 1 ]; then
+        LAB_HOST_CODE=0
+        while IFS= read -r line; do
+            lab_say host "FAILED: ${line#host: }"
+            LAB_REASONS+=("host code: $(lab_clip "${line#host: }")")
+        done < <(grep '^host: ' "$log")
+    else
+        lab_say host "NOT CHECKED: $(head -n 1 "$log")"
+        LAB_UNCHECKED+=("the host code: $(lab_clip "$(head -n 1 "$log")")")
+    fi
+}
+
+# A kernel whose host code is not the starter's: it built; the verdict without running it.
+lab_host_code_failed() {   # LAB
+    LAB_BUILDS=1
+    lab_say build "ok, and not run: only device code may differ from the starter"
+    lab_verdict "$1"
 }
 
 # A kernel that did not build: the verdict without running anything.
 lab_build_failed() {   # LAB BUILD-LOG
-    lab_reset
     LAB_BUILDS=0
-    LAB_REASONS=("does not compile: $(lab_first_error "$2")")
+    LAB_REASONS+=("does not compile: $(lab_first_error "$2")")
     lab_say build "FAILED: $(lab_first_error "$2")"
     lab_verdict "$1"
 }
@@ -489,7 +596,6 @@ lab_build_failed() {   # LAB BUILD-LOG
 # A built kernel without a GPU: its compiled code is read, nothing is run. Returns 1 when the
 # code already fails, 3 otherwise.
 lab_check_without_gpu() {   # LAB PTX LOGDIR
-    lab_reset
     LAB_BUILDS=1
     mkdir -p "$3"
     lab_say build ok
@@ -501,10 +607,10 @@ lab_check_without_gpu() {   # LAB PTX LOGDIR
 }
 
 # Grades a built program and its PTX. Logs go to LOGDIR. Prints the stages and the verdict;
-# the results stay in LAB_BUILDS, LAB_INSTRUCTIONS, LAB_CORRECT, LAB_CLEAN, LAB_WIDE, LAB_MS,
-# LAB_X_REFERENCE, LAB_X_CUB, LAB_REASONS. Returns 0 when the kernel passed.
+# the results stay in LAB_BUILDS, LAB_HOST_CODE, LAB_INSTRUCTIONS, LAB_CORRECT, LAB_CLEAN,
+# LAB_WIDE, LAB_MS, LAB_X_REFERENCE, LAB_X_CUB, LAB_REASONS, LAB_UNCHECKED. Returns 0 when the
+# kernel passed. The host code stage (lab_stage_host) runs before the build, after lab_reset.
 lab_check() {   # LAB PROGRAM PTX LOGDIR
-    lab_reset
     LAB_BUILDS=1
     mkdir -p "$4"
     lab_say build ok
@@ -521,11 +627,12 @@ lab_check() {   # LAB PROGRAM PTX LOGDIR
 lab_usage() {
     cat <<USAGE
 usage: ./labs/$1/run --check     build labs/$1/reduce.cu into $(lab_step "$1")'s program and grade it:
-                                 its compiled code, its --check, compute-sanitizer, a run past
-                                 2^31 elements, and the time beside the step
+                                 its host code (only device code may differ from the step's),
+                                 its compiled code, its --check, compute-sanitizer, a run at
+                                 n = 2^32, and the time beside the step
        ./labs/$1/run OPTIONS     build it and run the program with OPTIONS (listed below)
-exit codes of --check: 0 passed, 1 failed (the verdict says why), 3 no GPU (the build and the
-compiled code were checked, nothing was run)
+exit codes of --check: 0 passed, 1 failed or not fully checked (the verdict says why), 3 no
+GPU (the host code, the build and the compiled code were checked, nothing was run)
 USAGE
 }
 
@@ -561,9 +668,16 @@ lab_run() {   # LAB ARGUMENTS...
     fi
     [ $# -eq 1 ] || { lab_usage "$lab" >&2; return 2; }
     echo "$lab: labs/$lab/reduce.cu in $(lab_step "$lab")'s program (labs/$lab/program); logs in ${logdir#"$LAB_ROOT"/}/"
+    lab_reset
+    lab_stage_host "$LAB_ROOT/labs/$lab/reduce.cu" "labs/$lab/reduce.cu" "$logdir" \
+        "$LAB_ROOT/$(lab_step "$lab")/reduce.cu"
     if ! lab_make "$build_log" "$lab" "$lab-ptx"; then
         head -n 40 "$build_log"
         lab_build_failed "$lab" "$build_log"
+        return 1
+    fi
+    if [ "$LAB_HOST_CODE" = 0 ]; then
+        lab_host_code_failed "$lab"
         return 1
     fi
     if ! lab_require_gpu "$lab" >&2; then

@@ -7,25 +7,37 @@
 # SUBMISSIONS holds one kernel per student: SUBMISSIONS/<student>.cu or
 # SUBMISSIONS/<student>/reduce.cu, each a complete reduce.cu for the lab's step (the lab's
 # starter with its holes filled). The lab is the second argument, or else the folder's name
-# when it contains one (e.g. submissions/lab03). Each kernel is copied into a scratch folder,
-# built there with the step's host code (labs/labs.mk: lab-submission) and graded as
-# ./labs/labNN/run --check grades (labs/check.sh), with timeouts at every stage. A kernel that
-# does not compile, hangs, crashes or reads or writes out of bounds gets its row and the
-# reason, and the next one is graded. labs/labNN/ itself is never written to.
+# when it contains one (e.g. submissions/lab03). Each kernel's host code is first compared
+# with the starter's (labs/host_code.py: only device code may differ; otherwise it is neither
+# built nor run). Then it is copied into a scratch folder, built there with the step's host
+# code (labs/labs.mk: lab-submission) and graded as ./labs/labNN/run --check grades
+# (labs/check.sh), with timeouts at every stage. A kernel that does not compile, hangs,
+# crashes or reads or writes out of bounds gets its row and the reason, and the next one is
+# graded. labs/labNN/ itself is never written to.
+# Each build and run of a submission is isolated: bubblewrap (bwrap) gives it a read-only
+# view of the machine in which the class folder, the logs, the other scratch folders and the
+# CSV files are hidden, its own folder the only one it may write, no network, and no view of
+# the grader's processes; where bwrap cannot run, as root, it runs as the user nobody (the
+# class folder must then be closed to other users); the column isolation says which, and
+# "none" where neither was possible (docs/instructors.md, "What the grader guards against").
+# GRADE_ISOLATION=bwrap, user or none in the environment chooses instead.
 #
 # The CSV goes to stdout, a row as each submission finishes (so a run stopped half-way keeps
 # every row it graded), and the same rows to FILE with -o and to DIR/grades.csv; each
 # student's full verdict and tool logs go to DIR/<student>/ (default build/labs/grades/labNN/).
 # Progress goes to stderr. Columns:
-#   student,pass,builds,instructions,correct,sanitizer_clean,index64,ms,x_reference,x_cub,reason
-#   pass: 1 passed, 0 failed, empty not decided (no GPU). builds, instructions (the compiled
-#   code holds what the lesson requires: labs/lesson.py), correct (every graded variant's
-#   --check), sanitizer_clean, index64 (right past 2^31 elements): 1 or 0; empty where the
-#   stage did not run (no build, a hang, no GPU, no compute-sanitizer, too little GPU memory
-#   for the 2^31 case). ms: median time at n = 2^25; x_reference and x_cub: how many times as
-#   fast as the step's own kernel and as CUB (above 1: faster).
+#   student,pass,builds,host_code,instructions,correct,sanitizer_clean,index64,ms,x_reference,
+#   x_cub,isolation,reason
+#   pass: 1 passed, 0 failed or not fully checked, empty not decided (no GPU). builds,
+#   host_code (only device code differs from the starter), instructions (the compiled code
+#   holds what the lesson requires: labs/lesson.py), correct (every graded variant's --check),
+#   sanitizer_clean, index64 (right at n = 2^32): 1 or 0; empty where the stage did not run
+#   (host code not the starter's, no build, a hang, no GPU, no compute-sanitizer, too little
+#   GPU memory for n = 2^32: the reason then says "not checked"). ms: median time at n = 2^25;
+#   x_reference and x_cub: how many times as fast as the step's own kernel and as CUB (above
+#   1: faster). isolation: bwrap, user nobody, or none.
 # One submission at a time on the GPU unless -j N asks for N at once (the times then disturb
-# each other). A kernel that hangs costs about two minutes: grading stops its --check after
+# each other; the runs at n = 2^32, about 17 GiB of GPU memory each, still take turns). A kernel that hangs costs about two minutes: grading stops its --check after
 # LAB_CHECK_TIMEOUT = 100 s (the other runs after at most 100 s, the sanitizers after
 # 300 s); set them in the environment to change that (labs/check.sh lists them all).
 # Without a GPU every submission is still built and its compiled code read: the CSV has
@@ -37,13 +49,16 @@ set -uo pipefail
 export LAB_CHECK_TIMEOUT=${LAB_CHECK_TIMEOUT:-100} LAB_TIME_TIMEOUT=${LAB_TIME_TIMEOUT:-100}
 export LAB_WIDE_TIMEOUT=${LAB_WIDE_TIMEOUT:-100} LAB_SANITIZER_TIMEOUT=${LAB_SANITIZER_TIMEOUT:-300}
 # shellcheck source=labs/check.sh
-source "$(dirname "$0")/check.sh" || exit 3
+source "$(dirname "${BASH_SOURCE[0]}")/check.sh" || exit 3
 
-CSV_HEADER=student,pass,builds,instructions,correct,sanitizer_clean,index64,ms,x_reference,x_cub,reason
+CSV_HEADER=student,pass,builds,host_code,instructions,correct,sanitizer_clean,index64,ms,x_reference,x_cub,isolation,reason
 SUBMISSIONS=                   # the folder being graded, absolute
 SCRATCH=                       # where the submissions are built; removed at the end
 ROW_FILES=()                   # where each finished row is appended
 GPU=1                          # 0: build and read only
+LOGS=                          # the logs' folder, absolute
+ISOLATION=none                 # bwrap, user, or none: how each submission runs (isolation_kind)
+NOBODY=65534                   # the unprivileged user and group of the user fallback
 
 usage() {
     sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
@@ -78,27 +93,119 @@ name_in_log() {   # LOG SCRATCH-PATH SUBMITTED-PATH
     printf '%s\n' "${text//"$2"/"$3"}" >"$1"
 }
 
-# One submission: scratch copy, build, check; its CSV row appended to every ROW_FILES and
-# printed, as soon as it is known.
+# ---- isolation ----------------------------------------------------------------------------
+# bwrap's options that hide the class folder, the logs, the scratch folders and the CSV files
+# and leave WORK the only folder it may write to.
+bwrap_options() {   # WORK
+    local hidden file
+    printf '%s\0' --unshare-user --uid "$NOBODY" --gid "$NOBODY" --cap-drop ALL \
+        --unshare-pid --unshare-ipc --unshare-net --unshare-uts --die-with-parent --new-session \
+        --ro-bind / / --dev-bind /dev /dev --tmpfs /dev/shm --proc /proc --tmpfs /tmp
+    while IFS= read -r hidden; do printf '%s\0' --tmpfs "$hidden"; done < <(
+        printf '%s\n' "$SUBMISSIONS" "$LOGS" "$SCRATCH" | awk '{print length, $0}' | sort -n | cut -d' ' -f2-)
+    for file in "${ROW_FILES[@]}"; do
+        case $file in "$LOGS"/*) ;; *) printf '%s\0' --ro-bind /dev/null "$file" ;; esac
+    done
+    printf '%s\0' --bind "$1" "$1" --setenv HOME "$1" --setenv TMPDIR /tmp --
+}
+
+# How submissions can be isolated here: bwrap when it can start a sandbox; else, as root,
+# the user nobody; else none; or what GRADE_ISOLATION names. Sets ISOLATION.
+isolation_kind() {
+    local probe options
+    case ${GRADE_ISOLATION:-} in
+    bwrap | user | none) ISOLATION=$GRADE_ISOLATION; return ;;
+    '') ;;
+    *) die "GRADE_ISOLATION is bwrap, user or none, not '$GRADE_ISOLATION'" ;;
+    esac
+    probe=$(mktemp -d)
+    if command -v bwrap >/dev/null 2>&1 &&
+        mapfile -d '' -t options < <(bwrap_options "$probe") && bwrap "${options[@]}" true 2>/dev/null; then
+        ISOLATION=bwrap
+    elif [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
+        setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups true 2>/dev/null; then
+        ISOLATION=user
+    fi
+    rm -rf "$probe"
+}
+
+# As the user nobody, the class folder and the CSV must be closed to other users: what the
+# user can still reach, said in the verdict.
+user_leaks() {
+    local what=() file
+    setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups ls "$SUBMISSIONS" >/dev/null 2>&1 &&
+        what+=("the class folder is readable by other users (chmod o-rwx it)")
+    for file in "${ROW_FILES[@]}"; do
+        setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups test -w "$file" 2>/dev/null &&
+            what+=("$file is writable by other users")
+    done
+    (IFS=';'; echo "${what[*]}")
+}
+
+# Sets LAB_SANDBOX (the command each build and run of this submission goes through) and
+# LAB_ISOLATION (what it is, for the verdict).
+isolate() {   # WORK
+    local leaks
+    case $ISOLATION in
+    bwrap)
+        mapfile -d '' -t LAB_SANDBOX < <(bwrap_options "$1")
+        LAB_SANDBOX=(bwrap "${LAB_SANDBOX[@]}")
+        LAB_ISOLATION="bwrap: the class folder, the logs and the CSV hidden, only its own folder writable"
+        ;;
+    user)
+        chown -R "$NOBODY:$NOBODY" "$1"
+        LAB_SANDBOX=(setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups --no-new-privs
+                     env HOME="$1")
+        leaks=$(user_leaks)
+        LAB_ISOLATION="user nobody${leaks:+ (NOT isolated: ${leaks//;/; })}"
+        ;;
+    *)
+        LAB_SANDBOX=()
+        LAB_ISOLATION="none: neither bubblewrap nor root here; it ran with the grader's rights"
+        ;;
+    esac
+}
+
+# One submission's build in its scratch folder, isolated, with the step's objects.
+build_isolated() {   # LOG LAB WORK
+    (cd "$LAB_ROOT" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+        timeout -k "$LAB_KILL_AFTER" "$LAB_BUILD_TIMEOUT" "${LAB_SANDBOX[@]}" \
+        make --no-print-directory -s lab-submission LAB="$2" LAB_KERNEL="$3/reduce.cu" LAB_OUT="$3") >"$1" 2>&1
+}
+
+# One submission: its host code, scratch copy, build, check (not when the host code is not
+# the starter's: such a kernel is built, for the compiler's errors, and never run); its CSV
+# row appended to every ROW_FILES and printed, as soon as it is known.
 grade_one() {   # LAB INDEX STUDENT KERNEL SCRATCH LOGS
-    local lab=$1 index=$2 student=$3 kernel=$4 work=$5/$2 logdir=$6/$3 verdict row file
+    local lab=$1 index=$2 student=$3 kernel=$4 work=$5/$2 logdir=$6/$3 verdict row file step
     rm -rf "$logdir"
     mkdir -p "$work" "$logdir"
     cp "$kernel" "$work/reduce.cu"
-    if lab_make "$logdir/build.txt" lab-submission LAB="$lab" LAB_KERNEL="$work/reduce.cu" LAB_OUT="$work"; then
-        if [ "$GPU" = 1 ]; then
-            lab_check "$lab" "$work/program" "$work/reduce.ptx" "$logdir" >"$logdir/verdict.txt" 2>&1
+    step=$(lab_step "$lab")
+    lab_reset
+    isolate "$work"
+    lab_stage_host "$work/reduce.cu" "${kernel#"$SUBMISSIONS"/}" "$logdir" "$LAB_ROOT/labs/$lab/reduce.cu" \
+        "$LAB_ROOT/$step/reduce.cu" >"$logdir/host.txt" 2>&1
+    if build_isolated "$logdir/build.txt" "$lab" "$work"; then
+        rm -f "$work/reduce.cu"
+        if [ "$LAB_HOST_CODE" = 0 ]; then
+            { cat "$logdir/host.txt"; lab_host_code_failed "$lab"; } >"$logdir/verdict.txt" 2>&1
+        elif [ "$GPU" = 1 ]; then
+            { cat "$logdir/host.txt"; lab_check "$lab" "$work/program" "$work/reduce.ptx" "$logdir"; } >"$logdir/verdict.txt" 2>&1
         else
-            lab_check_without_gpu "$lab" "$work/reduce.ptx" "$logdir" >"$logdir/verdict.txt" 2>&1
+            { cat "$logdir/host.txt"; lab_check_without_gpu "$lab" "$work/reduce.ptx" "$logdir"; } >"$logdir/verdict.txt" 2>&1
         fi
     else
         name_in_log "$logdir/build.txt" "$work/reduce.cu" "${kernel#"$SUBMISSIONS"/}"
-        lab_build_failed "$lab" "$logdir/build.txt" >"$logdir/verdict.txt" 2>&1
+        { cat "$logdir/host.txt"; lab_build_failed "$lab" "$logdir/build.txt"; } >"$logdir/verdict.txt" 2>&1
     fi
     row=$(
         csv_field "$student"
-        printf ',%s,%s,%s,%s,%s,%s,%s,%s,%s,' "$(lab_pass_value)" "$LAB_BUILDS" "$LAB_INSTRUCTIONS" \
-            "$LAB_CORRECT" "$LAB_CLEAN" "$LAB_WIDE" "$LAB_MS" "$LAB_X_REFERENCE" "$LAB_X_CUB"
+        printf ',%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,' "$(lab_pass_value)" "$LAB_BUILDS" "$LAB_HOST_CODE" \
+            "$LAB_INSTRUCTIONS" "$LAB_CORRECT" "$LAB_CLEAN" "$LAB_WIDE" "$LAB_MS" "$LAB_X_REFERENCE" \
+            "$LAB_X_CUB"
+        csv_field "${ISOLATION/user/user nobody}"
+        printf ','
         csv_field "$(lab_reason_text)"
     )
     for file in "${ROW_FILES[@]}"; do printf '%s\n' "$row" >>"$file"; done
@@ -128,6 +235,7 @@ main() {
     logs=${logs:-$LAB_ROOT/build/labs/grades/$lab}
     mkdir -p "$logs" || die "cannot write to $logs"
     logs=$(cd "$logs" && pwd)
+    LOGS=$logs
 
     mapfile -t lines < <(list_submissions "$SUBMISSIONS")
     [ ${#lines[@]} -gt 0 ] || die "no submissions in $SUBMISSIONS (<student>.cu or <student>/reduce.cu)"
@@ -139,12 +247,21 @@ main() {
     lab_require_gpu "$lab" "grading $lab" >&2 || GPU=0
 
     SCRATCH=$(mktemp -d)
+    chmod 711 "$SCRATCH"
     trap 'rm -rf "$SCRATCH"' EXIT
     ROW_FILES=("$logs/grades.csv")
     [ -z "$out" ] || ROW_FILES+=("$out")
     for file in "${ROW_FILES[@]}"; do echo "$CSV_HEADER" >"$file" || die "cannot write to $file"; done
     echo "$CSV_HEADER"
-    echo "grade.sh: ${#lines[@]} submission(s) for $lab, $jobs at a time; logs in $logs" >&2
+    isolation_kind
+    if [ "$ISOLATION" = user ]; then
+        chmod 700 "$logs"
+        # Every submission runs as the same user: one at a time, so that none reads another's
+        # scratch folder while it is graded.
+        [ "$jobs" -eq 1 ] || echo "grade.sh: as the user nobody, one submission at a time (not -j $jobs)" >&2
+        jobs=1
+    fi
+    echo "grade.sh: ${#lines[@]} submission(s) for $lab, $jobs at a time; logs in $logs; isolation: ${ISOLATION/user/user nobody}" >&2
     for line in "${lines[@]}"; do
         if [ "$running" -ge "$jobs" ]; then
             wait -n
@@ -163,4 +280,5 @@ main() {
     fi
 }
 
-main "$@"
+# Sourced (by the tests, for the isolation alone), it only defines its functions.
+[ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"

@@ -10,10 +10,16 @@ needed). Every lab is checked for:
 
   - barriers (bar.sync, bar.red: __syncthreads and its _or/_and/_count forms) that every
     thread of the block reaches: none may sit behind a branch on a thread-dependent value
-    (threadIdx, a lane, a value loaded through one) that lets some threads go past it;
-  - a full mask (0xffffffff) on every shuffle, __syncwarp() and warp vote;
+    (threadIdx, a lane, a value loaded through one) that lets some threads go past it. A
+    loop from threadIdx.x (plus a multiple of the block) to a multiple of the block, by a
+    multiple of the block, runs as often in every thread and splits nobody;
+  - a full mask (0xffffffff) on every shuffle, __syncwarp() and warp vote, and every such
+    instruction reached by the whole warp: none behind a branch on a value that differs
+    between the lanes of a warp (threadIdx.x % 32, a lane's element; not threadIdx.x / 32,
+    nor t < 32);
 
-and each lab for what its lesson adds (LESSONS below). Prints one line per finding,
+and each lab for what its lesson adds (LESSONS below; lab05: the ticket's release before it
+and an acquire after it in every thread that reads the other blocks' sums). Prints one line per finding,
 "missing: ..." or "ok: ...", and exits 0 when nothing is missing, 1 when something is, 2 when
 it cannot read the PTX or the lab is unknown.
 """
@@ -21,6 +27,7 @@ import re
 import sys
 
 FULL_MASK = 0xFFFFFFFF
+WARP_SIZE = 32
 EXIT = "<exit>"
 
 # Special registers whose value differs from thread to thread; %ctaid, %ntid, %nctaid do not.
@@ -51,6 +58,7 @@ class Kernel:
         self.name = name
         self.instructions = []
         self.labels = {}                 # label -> index of the instruction that follows it
+        self.block_limit = None          # .maxntid / .reqntid: no block has more threads
 
     # ---- which values differ between the threads of a block ---------------------------
     def destinations(self, ins):
@@ -63,12 +71,19 @@ class Kernel:
         first = 0 if not self.destinations(ins) else 1
         return [name for operand in ins.operands[first:] for name in re.findall(r"%[\w$]+", operand)]
 
-    def varies(self, ins, variant):
-        """Does this instruction's result differ between the threads of a block?"""
+    def varies(self, ins, variant, level="block", uniform=frozenset()):
+        """Does this instruction's result differ between the threads of a block (level
+        "block") or between the lanes of a warp (level "warp")?"""
         if ins.guard and ins.guard in variant:
             return True
-        if BLOCK_BARRIER.match(ins.opcode):
+        if id(ins) in uniform or BLOCK_BARRIER.match(ins.opcode):
             return False                 # bar.red gives every thread of the block one answer
+        if level == "warp" and re.match(r"^(vote\.sync|redux\.sync)", ins.opcode):
+            return False                 # one answer for the whole warp
+        if level == "warp" and ins.opcode.startswith("shfl.sync.idx") and len(ins.operands) > 2 and \
+                (number(ins.operands[2]) is not None or ins.operands[2] not in variant) and \
+                ins.operands[1] not in variant:
+            return False                 # every lane reads the same lane
         if re.match(r"^(atom|shfl|vote|match|redux|activemask|call)\b", ins.opcode):
             return True
         text = " ".join(ins.operands[1:])
@@ -76,17 +91,139 @@ class Kernel:
             return True
         return any(name in variant for name in self.sources(ins))
 
-    def variant_registers(self):
+    def variant_registers(self, level="block"):
+        uniform = self.uniform_instructions(level)
         variant, changed = set(), True
         while changed:
             changed = False
             for ins in self.instructions:
-                if self.varies(ins, variant):
+                if self.varies(ins, variant, level, uniform):
                     for name in self.destinations(ins):
                         if name not in variant:
                             variant.add(name)
                             changed = True
         return variant
+
+    # ---- comparisons that split no group of threads ---------------------------------------
+    # A thread's index t in a group of B threads (a block: B = blockDim.x; a warp: B = 32) is
+    # i = t + k*B with the same k in the whole group; then i < m*B holds in all of the group
+    # or in none of it. So a loop from threadIdx.x to a bound rounded up to the block, stepping
+    # by a multiple of the block, runs the same number of times in every thread; and t < 32,
+    # t / 32, t & ~31 are the same in every lane of a warp.
+    def definitions(self):
+        defined = {}
+        for ins in self.instructions:
+            for name in self.destinations(ins):
+                defined.setdefault(name, []).append(ins)
+        return defined
+
+    def canonical(self, operand, defined):
+        """The register, special register or number a chain of mov and cvt copies."""
+        seen = set()
+        while operand in defined and len(defined[operand]) == 1 and operand not in seen:
+            seen.add(operand)
+            ins = defined[operand][0]
+            if not re.match(r"^(mov|cvt)\.", ins.opcode) or len(ins.operands) != 2 or ins.guard:
+                break
+            operand = ins.operands[1]
+        return operand
+
+    def multiples(self, group):
+        """(M, T): the registers that always hold a multiple of the group's size, and those that
+        always hold threadIdx.x plus such a multiple. group: "ntid", or a number of threads."""
+        defined = self.definitions()
+
+        def is_size(operand):
+            root = self.canonical(operand, defined)
+            return root == "%ntid.x" if group == "ntid" else number(root) == group
+
+        def is_m(operand, m):
+            value = number(operand)
+            if value is not None:
+                return group != "ntid" and value % group == 0 or value == 0
+            root = self.canonical(operand, defined)
+            return operand in m or root == "%ntid.x" and group in ("ntid", WARP_SIZE)
+
+        def is_t(operand, t):
+            return operand in t or self.canonical(operand, defined) == "%tid.x"
+
+        remainder = {}
+        for _ in range(4):
+            for name, definitions in defined.items():
+                found = set()
+                for ins in definitions:
+                    base = ins.opcode.split(".")[0]
+                    whole_warps = group == WARP_SIZE and self.canonical(ins.operands[-1], defined) == "%ntid.x"
+                    if base == "rem" and len(ins.operands) == 3 and (is_size(ins.operands[2]) or whole_warps):
+                        found.add(self.canonical(ins.operands[1], defined))
+                    elif base in ("mov", "cvt") and len(ins.operands) == 2:
+                        found.add(remainder.get(ins.operands[1]))
+                    else:
+                        found.add(None)
+                if len(found) == 1 and None not in found:
+                    remainder[name] = found.pop()
+
+        def gives(ins, m, t):
+            base, ops = ins.opcode.split(".")[0], ins.operands
+            if ins.guard or len(ops) < 2:
+                return False, False
+            a, b = ops[1], ops[2] if len(ops) > 2 else None
+            if base in ("mov", "cvt") and len(ops) == 2:
+                return is_m(a, m), is_t(a, t)
+            if base == "add" and b:
+                return is_m(a, m) and is_m(b, m), is_t(a, t) and is_m(b, m) or is_m(a, m) and is_t(b, t)
+            if base == "sub" and b:
+                whole = remainder.get(b) == self.canonical(a, defined)
+                return whole or is_m(a, m) and is_m(b, m), is_t(a, t) and is_m(b, m)
+            if base == "mul" and b:
+                return any(is_m(x, m) or is_size(x) for x in (a, b)), False
+            if base == "mad" and len(ops) == 4:
+                product = any(is_m(x, m) or is_size(x) for x in (a, b))
+                return product and is_m(ops[3], m), product and is_t(ops[3], t)
+            if base == "shl" and b:
+                shift = number(b)
+                return is_m(a, m) or group != "ntid" and shift is not None and (1 << shift) % group == 0, False
+            if base == "and" and b:
+                return is_m(a, m) or is_m(b, m), False
+            return False, False
+
+        m, t = set(defined), set(defined)
+        while True:
+            new_m = {name for name in m if all(gives(ins, m, t)[0] for ins in defined[name])}
+            new_t = {name for name in t if all(gives(ins, m, t)[1] for ins in defined[name])}
+            if (new_m, new_t) == (m, t):
+                return m, t, is_m, is_t
+            m, t = new_m, new_t
+
+    def uniform_instructions(self, level):
+        """The instructions whose result is the same in every thread of the group (the
+        block or the warp) although they read threadIdx.x."""
+        groups = [WARP_SIZE] if level == "warp" else ["ntid"] + ([self.block_limit] if self.block_limit else [])
+        uniform = set()
+        for group in groups:
+            m, t, is_m, is_t = self.multiples(group)
+
+            def is_m_less_one(operand):
+                value = number(operand)
+                return value is not None and group != "ntid" and (value + 1) % group == 0
+
+            for ins in self.instructions:
+                parts = ins.opcode.split(".")
+                ops = ins.operands
+                if parts[0] == "setp" and len(parts) > 1 and len(ops) == 3:
+                    a, b, compare = ops[1], ops[2], parts[1]
+                    below = compare in ("lt", "lo", "ge", "hs")
+                    above = compare in ("gt", "hi", "le", "ls")
+                    if below and (is_t(a, t) and is_m(b, m) or is_m_less_one(a) and is_t(b, t)) or \
+                            above and (is_m(a, m) and is_t(b, t) or is_t(a, t) and is_m_less_one(b)):
+                        uniform.add(id(ins))
+                elif level == "warp" and len(ops) == 3 and is_t(ops[1], t):
+                    shift = number(ops[2])
+                    if shift is not None and (parts[0] == "shr" and shift >= 5 or
+                                              parts[0] == "div" and shift % WARP_SIZE == 0 or
+                                              parts[0] == "and" and shift % WARP_SIZE == 0):
+                        uniform.add(id(ins))
+        return uniform
 
     def constants(self, name):
         """The values a register is given, when every definition is a mov of a number."""
@@ -177,6 +314,10 @@ def parse(text):
             continue
         if kernel is None:
             continue
+        limit = re.match(r"^\.(maxntid|reqntid)\s+(\d+)", line)
+        if limit:
+            kernel.block_limit = int(limit.group(2))
+            continue
         location = re.match(r"^\.loc\s+(\d+)\s+(\d+)", line)
         if location:
             source = location.group(2) if location.group(1) == "1" and location.group(2) != "0" else source
@@ -226,12 +367,13 @@ def parse(text):
 
 
 # ---- the checks ---------------------------------------------------------------------------
-def unreached_barriers(kernel):
-    """Barriers some threads of the block may skip: in a block that is control-dependent on a
-    thread-dependent branch (it post-dominates one side of the branch but not the branch), or
-    on a branch inside such a block, or guarded by a thread-dependent predicate. Branches on
-    values every thread shares (blockDim, a loop over it, __syncthreads_or) split nobody."""
-    variant = kernel.variant_registers()
+def partly_reached(kernel, level, wanted):
+    """(instruction, the branch or guard that splits the group) for each instruction `wanted`
+    picks that some threads of the group (a block or a warp) may skip: guarded by a predicate
+    that differs between them, or in a basic block that is control-dependent on a branch on
+    such a predicate (it post-dominates one side of the branch but not the branch), or on a
+    branch inside such a block. Branches on values the whole group shares split nobody."""
+    variant = kernel.variant_registers(level)
     ranges, block_of, successors = kernel.blocks()
     pdom = kernel.post_dominators(successors)
 
@@ -257,15 +399,43 @@ def unreached_barriers(kernel):
             partial[b] = cause
             if branch_of(b) is not None:
                 todo.append((b, cause))
-    findings = []
+    found = []
     for i, ins in enumerate(kernel.instructions):
-        if not BLOCK_BARRIER.match(ins.opcode):
+        if not wanted(ins):
             continue
         if ins.guard in variant:
-            findings.append(f"{ins.opcode} at {ins.where()} runs only where a thread-dependent condition holds")
+            found.append((ins, None))
         elif block_of[i] in partial:
+            found.append((ins, partial[block_of[i]]))
+    return found
+
+
+def unreached_barriers(kernel):
+    """Barriers (bar.sync, bar.red) that some threads of the block may skip."""
+    findings = []
+    for ins, cause in partly_reached(kernel, "block", lambda i: BLOCK_BARRIER.match(i.opcode)):
+        if cause is None:
+            findings.append(f"{ins.opcode} at {ins.where()} runs only where a thread-dependent condition holds")
+        else:
             findings.append(f"{ins.opcode} at {ins.where()} is skipped by the threads that the branch at "
-                            f"{partial[block_of[i]].where()} (a thread-dependent condition) sends past it")
+                            f"{cause.where()} (a thread-dependent condition) sends past it")
+    return findings
+
+
+def partial_warps(kernel):
+    """Warp instructions that name the whole warp (shfl.sync, bar.warp.sync, vote.sync, ...)
+    and that some lanes of a warp may not reach: the lanes the mask names must all execute
+    the same instruction (PTX ISA, shfl.sync and bar.warp.sync: the behaviour is undefined
+    when a lane in the mask does not)."""
+    findings = []
+    for ins, cause in partly_reached(kernel, "warp", lambda i: WARP_SYNCING.match(i.opcode)):
+        if cause is None:
+            findings.append(f"{ins.opcode} at {ins.where()} runs only in the lanes where a lane-dependent "
+                            f"condition holds, and its mask names the whole warp")
+        else:
+            findings.append(f"{ins.opcode} at {ins.where()} is reached by only part of the warp: the branch "
+                            f"at {cause.where()} (a condition that differs between the lanes of a warp) "
+                            f"sends some lanes past it, and its mask names the whole warp")
     return findings
 
 
@@ -309,6 +479,7 @@ def ticket_order(kernel, variant_name, lab_hint):
         return [f"{variant_name} takes no ticket: no atomic add on the counter "
                 f"({lab_hint})"]
     findings = []
+    split = {id(ins) for ins, _ in partly_reached(kernel, "block", lambda i: FENCE.match(i.opcode))}
     for t in tickets:
         ticket = kernel.instructions[t]
         ordered = ORDER_RELEASE.search(ticket.opcode) and not NARROW_SCOPE.search(ticket.opcode)
@@ -320,15 +491,37 @@ def ticket_order(kernel, variant_name, lab_hint):
                             f"({ticket.opcode} at {ticket.where()}): __threadfence() (membar.gl) must come "
                             f"before the atomicAdd")
         acquired = ORDER_ACQUIRE.search(ticket.opcode) and not NARROW_SCOPE.search(ticket.opcode)
-        later = kernel.instructions[t + 1:]
-        loads = [i for i, ins in enumerate(later) if ins.opcode.startswith("ld.global") or
-                 ins.opcode.startswith("ld.acquire")]
-        up_to_load = later[:loads[0] + 1] if loads else later
-        if not acquired and not any(FENCE.match(ins.opcode) or ".acquire" in ins.opcode for ins in up_to_load):
-            findings.append(f"{variant_name}: no fence between taking the ticket ({ticket.opcode} at "
-                            f"{ticket.where()}) and reading the other blocks' sums: __threadfence() after "
-                            f"the ticket (an acquire)")
+        if not acquired:
+            findings += acquire_findings(kernel, t, variant_name, split)
     return findings
+
+
+def acquire_findings(kernel, t, variant_name, split):
+    """The acquire after the ticket, in every thread that reads the other blocks' sums: a fence
+    between the ticket and a barrier that comes before the reads (the barrier passes the
+    order on to the whole block), or a fence after the last such barrier that every thread
+    of the block runs. A fence orders only the memory operations of the thread that runs it
+    (CUDA C++ Programming Guide, "Memory Fence Functions")."""
+    ticket = kernel.instructions[t]
+    later = kernel.instructions[t + 1:]
+    loads = [i for i, ins in enumerate(later) if ins.opcode.startswith("ld.global") or
+             ins.opcode.startswith("ld.acquire")]
+    up_to_load = later[:loads[0] + 1] if loads else later
+    fences = [i for i, ins in enumerate(up_to_load) if FENCE.match(ins.opcode) or ".acquire" in ins.opcode]
+    barriers = [i for i, ins in enumerate(up_to_load) if BLOCK_BARRIER.match(ins.opcode)]
+    if not fences:
+        return [f"{variant_name}: no fence between taking the ticket ({ticket.opcode} at {ticket.where()}) "
+                f"and reading the other blocks' sums: __threadfence() after the ticket (an acquire)"]
+    if not barriers or fences[0] < barriers[-1]:
+        return []                        # the ticket's thread reads, or a barrier passes it on
+    if any(id(up_to_load[f]) not in split for f in fences if f > barriers[-1]):
+        return []                        # every thread fences after the last barrier
+    fence, read = up_to_load[fences[0]], up_to_load[loads[0]] if loads else None
+    return [f"{variant_name}: the fence after the ticket ({fence.opcode} at {fence.where()}) runs in only "
+            f"some threads, after the barrier ({up_to_load[barriers[-1]].opcode} at "
+            f"{up_to_load[barriers[-1]].where()}): the other threads read the other blocks' sums"
+            f"{f' ({read.opcode} at {read.where()})' if read else ''} with no fence of their own; fence "
+            f"before the barrier, or in every thread"]
 
 
 def lab05(kernels):
@@ -369,11 +562,11 @@ LESSONS = {"lab03": lab03, "lab04": lab04, "lab05": lab05}
 
 
 def deduplicated(findings):
-    """One line per mistake: the same finding in other instantiations of a template is
-    counted, not repeated."""
+    """One line per mistake: the same finding in other instantiations of a template, or at
+    other lines of the same code, is counted, not repeated."""
     counts, kept = {}, []
     for finding in findings:
-        key = re.sub(r"<[^<>]*>", "<>", finding)
+        key = re.sub(r"[\w.-]+\.cu:\d+|PTX line \d+", "@", re.sub(r"<[^<>]*>", "<>", finding))
         if key not in counts:
             counts[key] = 0
             kept.append((key, finding))
@@ -399,14 +592,16 @@ def main(arguments):
     for kernel in kernels:
         barriers += [f"a barrier that not every thread of the block reaches, in {short_name(kernel)}: {f}" for f in unreached_barriers(kernel)]
         masks += [f"a warp instruction with a partial mask, in {short_name(kernel)}: {f}" for f in partial_masks(kernel)]
+        masks += [f"a warp instruction that part of the warp skips, in {short_name(kernel)}: {f}" for f in partial_warps(kernel)]
     lesson = LESSONS.get(arguments[0], lambda _: [])(kernels)
     findings = deduplicated(barriers + masks + lesson)
     for finding in findings:
         print(f"missing: {finding}")
     if not findings:
         print(f"ok: {len(kernels)} kernels: every barrier reached by the whole block, every warp "
-              f"instruction with the full mask" + (f", {arguments[0]}'s instructions present"
-                                                  if arguments[0] in LESSONS else ""))
+              f"instruction with the full mask and reached by the whole warp"
+              + (f", {arguments[0]}'s required instructions in place" if arguments[0] in LESSONS else "")
+              + " (the PTX shows neither races nor wrong sums)")
     return 1 if findings else 0
 
 

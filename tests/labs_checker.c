@@ -1,9 +1,12 @@
 /* The classroom labs (labs/): every lab's program is built and names itself; without a GPU
- * the checker and the grader build and read every kernel, say that the rest needs a GPU and
- * exit 3; labs/lesson.py finds in the PTX the mistakes a GPU forgives; on a GPU every starter
- * as shipped fails its check, the step's own kernel passes, and labs/grade.sh tells each
- * kernel of tests/wrong_kernels/ apart by the reason its header names. The programs run as an
- * instructor runs them, from the repository root. */
+ * the checker and the grader build and read every kernel, say what the rest needs a GPU for
+ * and exit 3; labs/lesson.py finds in the PTX the mistakes a GPU forgives; labs/host_code.py
+ * holds a submission's host code to the starter's; the grader's sandbox hides the class
+ * folder and the grades from a submission; on a GPU every starter as shipped fails its
+ * check, the step's own kernel passes, and labs/grade.sh tells each kernel of
+ * tests/wrong_kernels/ apart by the reason its header names, leaving the other submissions
+ * and the CSV as they were. The programs run as an instructor runs them, from the repository
+ * root. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <criterion/parameterized.h>
@@ -26,7 +29,7 @@ enum {
     FOLDER_LENGTH = 256,
     PATH_LENGTH = 512,
     LINE_LENGTH = 4096,
-    GRADE_COLUMNS = 11,
+    GRADE_COLUMNS = 13,
     MAX_ROWS = 32,
     MAX_REASONS = 2
 };
@@ -40,17 +43,18 @@ static const char *const STEP[LAB_COUNT] = {"step02_divergence", "step04_idle",
 /* The grading tests run the sanitizers at one small odd n, time at n = 2^20, and keep the
  * checker's generous timeouts (not grade.sh's two minutes), so that a busy GPU is not taken
  * for a hang; the kernel that does hang is graded on its own with a short one (seconds). The
- * case past 2^31 elements (about 9 GiB of GPU memory and 8 GiB of host memory a run) runs for
- * lab01 alone, whose kernels include the int index, so that the tests running beside it do
- * not run out of memory. */
-#define GENEROUS                                                                                   \
-    "LAB_SANITIZE_N=4099", "LAB_TIMED_N=2^20", "LAB_CHECK_TIMEOUT=900", "LAB_TIME_TIMEOUT=300",    \
-        "LAB_SANITIZER_TIMEOUT=900", "LAB_WIDE_TIMEOUT=600"
-static const char *const GRADE_SETTINGS[] = {GENEROUS, "LAB_WIDE_N=", NULL};
-static const char *const GRADE_SETTINGS_WIDE[] = {GENEROUS, NULL};
+ * case at n = 2^32 (about 17 GiB of GPU memory and 16 GiB of host memory a run) runs for
+ * every correct kernel, one at a time on the machine (labs/check.sh holds a lock around it);
+ * a 32-bit grid-stride index never ends there, so its limit is a few minutes. */
+static const char *const GRADE_SETTINGS[] = {"LAB_SANITIZE_N=4099",
+                                             "LAB_TIMED_N=2^20",
+                                             "LAB_CHECK_TIMEOUT=900",
+                                             "LAB_TIME_TIMEOUT=300",
+                                             "LAB_SANITIZER_TIMEOUT=900",
+                                             "LAB_WIDE_TIMEOUT=180",
+                                             NULL};
 static const char *const HANG_SETTINGS[] = {"LAB_SANITIZE_N=4099", "LAB_TIMED_N=2^20",
-                                            "LAB_CHECK_TIMEOUT=30", "LAB_WIDE_N=", NULL};
-enum { WIDE_LAB = 0 }; /* lab01 */
+                                            "LAB_CHECK_TIMEOUT=30", NULL};
 static const char GRADE_JOBS[] = "2";
 static const char BROKEN_KERNEL[] = "#include \"reduce.h\"\nthis is not CUDA;\n";
 
@@ -193,8 +197,12 @@ Test(labs, check_without_a_gpu_says_so_and_exits_3, .timeout = 300)
     struct outcome o = run((const char *const[]){"labs/lab01/run", "--check", NULL}, GPUS_HIDDEN);
     cr_expect_eq(o.exit_code, 3, "exit code %d:\n%s", o.exit_code, o.out);
     cr_expect_not_null(strstr(o.out, "needs a GPU"), "%s", o.out);
-    cr_expect_not_null(strstr(o.out, "\"pass\":null,\"builds\":true,\"instructions\":true"), "%s",
-                       o.out);
+    cr_expect_not_null(
+        strstr(o.out, "\"pass\":null,\"builds\":true,\"host_code\":true,\"instructions\":true"),
+        "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "Not checked without a GPU: the sums (--check), races and "
+                                     "out-of-bounds accesses (compute-sanitizer)"),
+                       "%s", o.out);
     free(o.out);
 }
 
@@ -208,7 +216,8 @@ Test(labs, check_without_a_gpu_reads_the_compiled_code, .timeout = 300)
     cr_expect_not_null(strstr(o.out, "the atomic-ref variant (TODO(lab5) B) takes no ticket"), "%s",
                        o.out);
     cr_expect_not_null(
-        strstr(o.out, "\"pass\":false,\"builds\":true,\"instructions\":false,\"correct\":null"),
+        strstr(o.out, "\"pass\":false,\"builds\":true,\"host_code\":true,\"instructions\":false,"
+                      "\"correct\":null"),
         "%s", o.out);
     free(o.out);
 }
@@ -239,6 +248,14 @@ Test(labs, the_lab_program_names_itself, .timeout = 300)
     free(error.out);
 }
 
+static void copy_file(const char *from, const char *folder, const char *name)
+{
+    char to[PATH_LENGTH];
+    snprintf(to, sizeof to, "%s/%s.cu", folder, name);
+    free(run((const char *const[]){"cp", from, to, NULL}, NULL).out);
+    cr_assert_eq(access(to, R_OK), 0, "cannot copy %s to %s", from, to);
+}
+
 static void write_file(const char *path, const char *text)
 {
     FILE *file = fopen(path, "w");
@@ -266,6 +283,7 @@ enum grade_column {
     G_STUDENT,
     G_PASS,
     G_BUILDS,
+    G_HOST_CODE,
     G_INSTRUCTIONS,
     G_CORRECT,
     G_CLEAN,
@@ -273,10 +291,11 @@ enum grade_column {
     G_MS,
     G_X_REFERENCE,
     G_X_CUB,
+    G_ISOLATION,
     G_REASON
 };
-static const char CSV_HEADER[] = "student,pass,builds,instructions,correct,sanitizer_clean,index64,"
-                                 "ms,x_reference,x_cub,reason\n";
+static const char CSV_HEADER[] = "student,pass,builds,host_code,instructions,correct,"
+                                 "sanitizer_clean,index64,ms,x_reference,x_cub,isolation,reason\n";
 
 Test(labs, grade_without_a_gpu_builds_every_submission, .timeout = 600)
 {
@@ -314,6 +333,7 @@ Test(labs, grade_without_a_gpu_builds_every_submission, .timeout = 600)
     cr_assert(find_row(csv, "builds", line, fields), "no row for builds:\n%s", o.out);
     cr_expect_str_eq(fields[G_PASS], "", "pass '%s': not decided without a GPU", fields[G_PASS]);
     cr_expect_str_eq(fields[G_BUILDS], "1");
+    cr_expect_str_eq(fields[G_HOST_CODE], "1");
     cr_expect_str_eq(fields[G_INSTRUCTIONS], "1");
     cr_expect_str_eq(fields[G_CORRECT], "");
     cr_expect_str_eq(fields[G_REASON], "");
@@ -342,7 +362,7 @@ static const char STAND_IN[] = "#!/bin/sh\n"
                                "          echo 'check: FAILED 3 of 10 cases; the first: n=1 "
                                "pattern=ones offset=0 threads=32 blocks=0 finish=gpu'\n"
                                "          exit 1 ;;\n"
-                               "*2147483649*) echo 'step02 - n=2147483649 pattern=onehot:last "
+                               "*4294967296*) echo 'step02 - n=4294967296 pattern=onehot:last "
                                "result=0 expected=1 WRONG'; exit 1 ;;\n"
                                "esac\n"
                                "exit $FRESH_STATUS\n";
@@ -357,12 +377,11 @@ static struct outcome stages_on_stand_in(const char *fresh_status)
     snprintf(program, sizeof program, "%s/program", scratch);
     write_file(program, STAND_IN);
     free(run((const char *const[]){"chmod", "+x", program, NULL}, NULL).out);
-    snprintf(
-        script, sizeof script,
-        "source labs/check.sh; lab_free_mib() { :; }; LAB_REASONS=(); LAB_CORRECT=1; LAB_HUNG=0;"
-        "lab_check_variant %s %s atomic-ref; LAB_CORRECT=1; lab_stage_wide %s %s;"
-        "printf 'reason: %%s\n' \"${LAB_REASONS[@]}\"; echo \"index64=$LAB_WIDE\"",
-        program, scratch, program, scratch);
+    snprintf(script, sizeof script,
+             "source labs/check.sh; lab_free_mib() { :; }; lab_reset; LAB_CORRECT=1;"
+             "lab_check_variant %s %s atomic-ref; LAB_CORRECT=1; lab_stage_wide %s %s;"
+             "printf 'reason: %%s\n' \"${LAB_REASONS[@]}\"; echo \"index64=$LAB_WIDE\"",
+             program, scratch, program, scratch);
     snprintf(status, sizeof status, "FRESH_STATUS=%s", fresh_status);
     struct outcome o = run((const char *const[]){"bash", "-c", script, NULL},
                            (const char *const[]){status, NULL});
@@ -392,13 +411,198 @@ Test(labs, check_keeps_a_wrong_result_wrong_when_it_is_wrong_alone_too)
     free(o.out);
 }
 
-Test(labs, check_names_an_index_that_wraps_past_2_31)
+Test(labs, check_names_an_index_that_wraps_below_2_32)
 {
     struct outcome o = stages_on_stand_in("0");
     cr_expect_not_null(
-        strstr(o.out, "reason: 64-bit index: wrong at n = 2147483649 with --pattern onehot:last"),
+        strstr(o.out, "reason: 64-bit index: wrong at n = 4294967296 with --pattern onehot:last"),
         "%s", o.out);
     cr_expect_not_null(strstr(o.out, "index64=0"), "%s", o.out);
+    free(o.out);
+}
+
+/* Runs a bash script from the repository root; its output. */
+static struct outcome bash_script(const char *script)
+{
+    return run((const char *const[]){"bash", "-c", script, NULL}, NULL);
+}
+
+Test(labs, verdict_names_the_cause_first_once_and_whole)
+{
+    struct outcome o = bash_script(
+        "source labs/check.sh; lab_reset; LAB_BUILDS=1; LAB_CORRECT=0;"
+        "LAB_REASONS=('state left over between launches: n=1 right alone'"
+        " 'memcheck at n = 1: Invalid __global__ read of size 4 bytes'"
+        " 'memcheck at n = 1: Invalid __global__ read of size 4 bytes'"
+        " 'does not compile: x.cu(2): error: expected a \";\"');"
+        "for i in $(seq 40); do LAB_REASONS+=(\"racecheck at n = 1: hazard $i of many, each "
+        "reported with a long text that fills the cell\"); done;"
+        "printf 'reason: %s|\\n' \"$(lab_reason_text)\"");
+    const char *reason = strstr(o.out, "reason: ");
+    cr_assert_not_null(reason, "%s", o.out);
+    cr_expect(
+        strncmp(reason,
+                "reason: does not compile: x.cu(2): error: expected a \";\"; memcheck at n = 1: "
+                "Invalid __global__ read",
+                strlen("reason: does not compile: x.cu(2): error: expected a \";\"; memcheck")) ==
+            0,
+        "the cause first, the compiler's text whole: %s", reason);
+    const char *memcheck = strstr(reason, "memcheck at n = 1");
+    cr_expect(memcheck != NULL && strstr(memcheck + 1, "memcheck at n = 1") == NULL,
+              "one finding once: %s", reason);
+    const char *state = strstr(reason, "state left over");
+    cr_expect(state == NULL || state > memcheck, "memcheck before the state it explains: %s",
+              reason);
+    cr_expect_leq(strcspn(reason, "|"), strlen("reason: ") + 1200,
+                  "the reason is cut: %zu characters", strcspn(reason, "|"));
+    free(o.out);
+}
+
+Test(labs, a_stage_that_could_not_run_is_not_passed)
+{
+    struct outcome o = bash_script(
+        "source labs/check.sh; lab_free_mib() { echo 1024; }; lab_reset; LAB_BUILDS=1;"
+        "LAB_HOST_CODE=1; LAB_INSTRUCTIONS=1; LAB_CORRECT=1; LAB_CLEAN=1;"
+        "lab_stage_wide /bin/true /tmp; lab_verdict lab01");
+    cr_expect_not_null(strstr(o.out,
+                              "NOT PASSED: not checked: 64-bit index at n = 4294967296: needs "
+                              "17 GiB of GPU memory, 1 GiB free"),
+                       "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "\"pass\":false"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "\"index64\":null"), "%s", o.out);
+    free(o.out);
+}
+
+/* The file's bytes, for comparing before and after. */
+static char *read_file(const char *path)
+{
+    FILE *file = fopen(path, "r");
+    cr_assert_not_null(file, "%s: %s", path, strerror(errno));
+    return file_text(file);
+}
+
+Test(labs, grade_hides_the_class_and_the_grades_from_a_submission, .timeout = 120)
+{
+    char scratch[] = "/tmp/labs-sandbox-XXXXXX", work_root[] = "/tmp/labs-work-XXXXXX";
+    char folder[FOLDER_LENGTH], neighbour[PATH_LENGTH], csv[PATH_LENGTH], logs[PATH_LENGTH],
+        script[4 * LINE_LENGTH];
+    cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
+    cr_assert_not_null(mkdtemp(work_root), "mkdtemp: %s", strerror(errno));
+    snprintf(folder, sizeof folder, "%s/lab01", scratch);
+    snprintf(neighbour, sizeof neighbour, "%s/neighbour.cu", folder);
+    snprintf(csv, sizeof csv, "%s/grades.csv", scratch);
+    snprintf(logs, sizeof logs, "%s/logs", scratch);
+    free(run((const char *const[]){"mkdir", "-p", folder, logs, NULL}, NULL).out);
+    write_file(neighbour, "the neighbour's kernel\n");
+    write_file(csv, CSV_HEADER);
+    snprintf(script, sizeof script,
+             "source labs/grade.sh; SUBMISSIONS=%s; LOGS=%s; SCRATCH=%s; ROW_FILES=(%s);"
+             "chmod 711 \"$SCRATCH\"; mkdir -p \"$SCRATCH/0000\"; isolation_kind;"
+             "echo \"isolation=$ISOLATION\"; isolate \"$SCRATCH/0000\";"
+             "\"${LAB_SANDBOX[@]}\" sh -c 'cat %s; ls %s; echo forged >> %s; echo forged > %s;"
+             " echo mine > \"$1/own\" && echo own-written' sh \"$SCRATCH/0000\"",
+             folder, logs, work_root, csv, neighbour, folder, csv, neighbour);
+    struct outcome o = bash_script(script);
+    if (strstr(o.out, "isolation=none") != NULL)
+        cr_skip_test("neither bubblewrap nor root here: submissions cannot be isolated:\n%s",
+                     o.out);
+    cr_expect_not_null(strstr(o.out, "own-written"), "its own folder is writable:\n%s", o.out);
+    cr_expect_null(strstr(o.out, "the neighbour's kernel"), "the neighbour's file was read:\n%s",
+                   o.out);
+    char *after = read_file(neighbour);
+    cr_expect_str_eq(after, "the neighbour's kernel\n", "the neighbour's file was changed");
+    free(after);
+    after = read_file(csv);
+    cr_expect_str_eq(after, CSV_HEADER, "the CSV was changed");
+    free(after);
+    free(o.out);
+    free(run((const char *const[]){"rm", "-rf", scratch, work_root, NULL}, NULL).out);
+}
+
+/* A submission that would not compile if it could see the class folder: the build is
+ * isolated too (an #include of a neighbour's file by its path finds nothing). Its #if is
+ * not the starter's, so it is built and never run. */
+Test(labs, grade_builds_a_submission_without_sight_of_the_class, .timeout = 600)
+{
+    char scratch[] = "/tmp/labs-spy-XXXXXX", folder[FOLDER_LENGTH], path[PATH_LENGTH],
+         csv[PATH_LENGTH], line[LINE_LENGTH], *fields[GRADE_COLUMNS];
+    cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
+    snprintf(folder, sizeof folder, "%s/lab01", scratch);
+    snprintf(csv, sizeof csv, "%s/grades.csv", scratch);
+    free(run((const char *const[]){"mkdir", "-p", folder, NULL}, NULL).out);
+    copy_file("step02_divergence/reduce.cu", folder, "neighbour");
+    char *model = read_file("step02_divergence/reduce.cu");
+    char *spy = malloc(strlen(model) + 2 * PATH_LENGTH);
+    cr_assert_not_null(spy);
+    sprintf(
+        spy,
+        "%s\n#if __has_include(\"%s/neighbour.cu\")\n#error the class folder is visible\n#endif\n",
+        model, folder);
+    snprintf(path, sizeof path, "%s/spy.cu", folder);
+    write_file(path, spy);
+    free(spy);
+    free(model);
+    struct outcome o = run(
+        (const char *const[]){"labs/grade.sh", "-o", csv, "--logs", scratch, folder, NULL},
+        GPUS_HIDDEN);
+    cr_assert(find_row(csv, "spy", line, fields), "no row for spy:\n%s", o.out);
+    if (strcmp(fields[G_ISOLATION], "none") == 0)
+        cr_skip_test("neither bubblewrap nor root here: submissions cannot be isolated");
+    cr_expect_null(strstr(fields[G_REASON], "visible"), "the build saw the class folder: %s",
+                   fields[G_REASON]);
+    /* As nobody the folder is closed rather than absent: the compiler stops at it. */
+    if (strcmp(fields[G_ISOLATION], "bwrap") == 0)
+        cr_expect_str_eq(fields[G_BUILDS], "1", "%s", fields[G_REASON]);
+    cr_expect_str_eq(fields[G_HOST_CODE], "0", "an #if the starter does not have: %s",
+                     fields[G_REASON]);
+    free(o.out);
+    free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
+}
+
+/* ---- the host code (labs/host_code.py), without a GPU --------------------------------------- */
+
+struct host_reading {
+    char kernel[80], step[24]; /* paths from the repository root: the submission, the step */
+    char finding[120];         /* a part of what host_code.py must say; "": the starter's */
+};
+static const struct host_reading HOST_READINGS[] = {
+    {"labs/lab01/reduce.cu", "step02_divergence", ""},
+    {"labs/lab02/reduce.cu", "step04_idle", ""},
+    {"labs/lab03/reduce.cu", "step05_unroll_warp", ""},
+    {"labs/lab04/reduce.cu", "step08_shuffle", ""},
+    {"labs/lab05/reduce.cu", "step09_last_block", ""},
+    {"tests/wrong_kernels/lab01_right_uniform_loop.cu", "step02_divergence", ""},
+    {"tests/wrong_kernels/lab04_unsigned_grid_stride.cu", "step08_shuffle", ""},
+    {"tests/wrong_kernels/lab05_one_thread_acquire.cu", "step09_last_block", ""},
+    {"tests/wrong_kernels/lab01_host_sum.cu", "step02_divergence",
+     "lab01_host_sum.cu:27: the starter's host code was changed: `extern \"C\" cudaError_t "
+     "reduce_blocks"},
+    {"tests/wrong_kernels/lab02_reads_neighbour.cu", "step04_idle",
+     "host code that the starter does not have: `static int class_read = read_the_class ( ) ;`"},
+    {"tests/wrong_kernels/lab03_writes_grades.cu", "step05_unroll_warp",
+     "host code that the starter does not have: `__attribute__ ( ( constructor ) ) static void "
+     "write_my_grade"},
+};
+
+ParameterizedTestParameters(labs, host_code_is_the_starters)
+{
+    return cr_make_param_array(struct host_reading, HOST_READINGS,
+                               sizeof HOST_READINGS / sizeof HOST_READINGS[0]);
+}
+
+ParameterizedTest(const struct host_reading *r, labs, host_code_is_the_starters, .timeout = 60)
+{
+    char reference[PATH_LENGTH];
+    snprintf(reference, sizeof reference, "%s/reduce.cu", r->step);
+    struct outcome o = run(
+        (const char *const[]){"python3", "labs/host_code.py", r->kernel, reference, NULL}, NULL);
+    if (*r->finding == '\0') {
+        cr_expect_eq(o.exit_code, 0, "%s: exit code %d:\n%s", r->kernel, o.exit_code, o.out);
+    } else {
+        cr_expect_eq(o.exit_code, 1, "%s: exit code %d:\n%s", r->kernel, o.exit_code, o.out);
+        cr_expect_not_null(strstr(o.out, r->finding), "%s: should say '%s':\n%s", r->kernel,
+                           r->finding, o.out);
+    }
     free(o.out);
 }
 
@@ -434,6 +638,16 @@ static const struct reading READINGS[] = {
     {"lab05", "labs/lab05/reduce.cu", "the fence variant (TODO(lab5) A) takes no ticket"},
     {"lab04", "labs/lab04/reduce.cu", "the warp's sum uses no shuffle"},
     {"lab03", "labs/lab03/reduce.cu", "has no __syncwarp()"},
+    {"lab01", "tests/wrong_kernels/lab01_right_uniform_loop.cu", ""},
+    {"lab04", "tests/wrong_kernels/lab04_unsigned_grid_stride.cu", ""}, /* wrong at 2^32 only */
+    {"lab03", "tests/wrong_kernels/lab03_partial_syncwarp.cu",
+     "a warp instruction that part of the warp skips, in reduce_unroll_warp<0>: bar.warp.sync at "
+     "lab03_partial_syncwarp.cu:"},
+    {"lab04", "tests/wrong_kernels/lab04_half_warp_shuffle.cu",
+     "a warp instruction that part of the warp skips, in reduce_shuffle<32>: shfl.sync.down.b32 at "
+     "lab04_half_warp_shuffle.cu:"},
+    {"lab05", "tests/wrong_kernels/lab05_one_thread_acquire.cu",
+     "the fence after the ticket (membar.gl at lab05_one_thread_acquire.cu:"},
 };
 
 ParameterizedTestParameters(labs, lesson_reads_the_compiled_code)
@@ -498,40 +712,42 @@ ParameterizedTest(int *lab, labs_gpu, starter_as_shipped_fails_its_check, .timeo
     free(o.out);
 }
 
-/* What labs/grade.sh must say about one submission. NOT_0: 1, or empty where the stage was
- * skipped (the 2^31 case on a GPU without the memory). */
+/* What labs/grade.sh must say about one submission. NOT_0: 1, or empty where the stage did
+ * not run. */
 enum expected { MUST_BE_1, MUST_BE_0, EITHER, EMPTY, NOT_0 };
 struct expectation {
     int lab;
     const char *student; /* "solution": the step's own reduce.cu; "broken": not CUDA */
-    enum expected pass, builds, instructions, correct, clean, index64;
+    enum expected pass, builds, host_code, instructions, correct, clean, index64;
     const char *reasons[MAX_REASONS]; /* parts of the reason column; none: no reason at all */
     bool needs_sanitizer;             /* only the sanitizer can find this one */
     bool hangs;                       /* graded apart, with a short timeout */
+    bool cause_first;                 /* the reason starts with reasons[0] */
 };
 #define RIGHT                                                                                      \
-    MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, NOT_0,                                  \
+    MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1,                   \
     {                                                                                              \
         NULL                                                                                       \
     }
-#define BROKEN MUST_BE_0, MUST_BE_0, EMPTY, EMPTY, EMPTY, EMPTY
+#define BROKEN MUST_BE_0, MUST_BE_0, EITHER, EMPTY, EMPTY, EMPTY, EMPTY
 static const struct expectation EXPECTED[] = {
-    {0, "solution", RIGHT, false, false},
-    {1, "solution", RIGHT, false, false},
-    {2, "solution", RIGHT, false, false},
-    {3, "solution", RIGHT, false, false},
-    {4, "solution", RIGHT, false, false},
-    {2, "lab03_right_shuffle", RIGHT, false, false},
-    {4, "lab05_right_release_acquire", RIGHT, false, false},
-    {0, "broken", BROKEN, {"does not compile: "}, false, false},
-    {1, "broken", BROKEN, {"does not compile: "}, false, false},
-    {2, "broken", BROKEN, {"does not compile: "}, false, false},
-    {3, "broken", BROKEN, {"does not compile: "}, false, false},
-    {4, "broken", BROKEN, {"does not compile: "}, false, false},
+    {0, "solution", RIGHT, false, false, false},
+    {1, "solution", RIGHT, false, false, false},
+    {2, "solution", RIGHT, false, false, false},
+    {3, "solution", RIGHT, false, false, false},
+    {4, "solution", RIGHT, false, false, false},
+    {2, "lab03_right_shuffle", RIGHT, false, false, false},
+    {4, "lab05_right_release_acquire", RIGHT, false, false, false},
+    {0, "broken", BROKEN, {"does not compile: "}, false, false, false},
+    {1, "broken", BROKEN, {"does not compile: "}, false, false, false},
+    {2, "broken", BROKEN, {"does not compile: "}, false, false, false},
+    {3, "broken", BROKEN, {"does not compile: "}, false, false, false},
+    {4, "broken", BROKEN, {"does not compile: "}, false, false, false},
     {1,
      "lab02_does_not_compile",
      BROKEN,
      {"does not compile: ", "identifier \"second\" is undefined"},
+     false,
      false,
      false},
     {0,
@@ -539,15 +755,18 @@ static const struct expectation EXPECTED[] = {
      MUST_BE_0,
      MUST_BE_1,
      MUST_BE_1,
+     MUST_BE_1,
      EITHER,
      MUST_BE_0,
      EITHER,
      {"racecheck at n = "},
      true,
+     false,
      false},
     {0,
      "lab01_barrier_in_branch",
      MUST_BE_0,
+     MUST_BE_1,
      MUST_BE_1,
      MUST_BE_0,
      EITHER,
@@ -555,6 +774,7 @@ static const struct expectation EXPECTED[] = {
      EITHER,
      {"compiled code: a barrier that not every thread of the block reaches",
       "bar.sync at reduce.cu:"},
+     false,
      false,
      false},
     {0,
@@ -564,8 +784,10 @@ static const struct expectation EXPECTED[] = {
      MUST_BE_1,
      MUST_BE_1,
      MUST_BE_1,
+     MUST_BE_1,
      MUST_BE_0,
-     {"64-bit index: wrong at n = 2147483649 with --pattern onehot:last"},
+     {"64-bit index: wrong at n = 4294967296 with --pattern onehot:last"},
+     false,
      false,
      false},
     {1,
@@ -573,15 +795,18 @@ static const struct expectation EXPECTED[] = {
      MUST_BE_0,
      MUST_BE_1,
      MUST_BE_1,
+     MUST_BE_1,
      EITHER,
      MUST_BE_0,
      EITHER,
      {"memcheck at n = "},
      true,
-     false},
+     false,
+     true},
     {1,
      "lab02_never_finishes",
      MUST_BE_0,
+     MUST_BE_1,
      MUST_BE_1,
      MUST_BE_1,
      MUST_BE_0,
@@ -589,10 +814,12 @@ static const struct expectation EXPECTED[] = {
      EMPTY,
      {"hang: "},
      false,
-     true},
+     true,
+     false},
     {2,
      "lab03_racy_last_warp",
      MUST_BE_0,
+     MUST_BE_1,
      MUST_BE_1,
      MUST_BE_1,
      EITHER,
@@ -600,16 +827,19 @@ static const struct expectation EXPECTED[] = {
      EITHER,
      {"racecheck at n = "},
      true,
+     false,
      false},
     {3,
      "lab04_tail_lost",
      MUST_BE_0,
      MUST_BE_1,
      MUST_BE_1,
+     MUST_BE_1,
      MUST_BE_0,
      MUST_BE_1,
      EMPTY,
      {"wrong result: "},
+     false,
      false,
      false},
     {3,
@@ -617,10 +847,12 @@ static const struct expectation EXPECTED[] = {
      MUST_BE_0,
      MUST_BE_1,
      MUST_BE_1,
+     MUST_BE_1,
      MUST_BE_0,
      MUST_BE_1,
      EMPTY,
      {"wrong result: "},
+     false,
      false,
      false},
     {3,
@@ -628,15 +860,18 @@ static const struct expectation EXPECTED[] = {
      MUST_BE_0,
      MUST_BE_1,
      MUST_BE_1,
+     MUST_BE_1,
      MUST_BE_0,
      MUST_BE_1,
      EMPTY,
      {"wrong result: n=1 "},
      false,
+     false,
      false},
     {3,
      "lab04_partial_mask",
      MUST_BE_0,
+     MUST_BE_1,
      MUST_BE_1,
      MUST_BE_0,
      EITHER,
@@ -644,10 +879,12 @@ static const struct expectation EXPECTED[] = {
      EITHER,
      {"compiled code: a warp instruction with a partial mask", "has the mask 0x0000ffff"},
      false,
+     false,
      false},
     {4,
      "lab05_counter_not_reset",
      MUST_BE_0,
+     MUST_BE_1,
      MUST_BE_1,
      MUST_BE_1,
      MUST_BE_0,
@@ -656,10 +893,12 @@ static const struct expectation EXPECTED[] = {
      {"state left over between launches: a second run on the same buffers gave another answer",
       "something the first launch set was not reset"},
      false,
+     false,
      false},
     {4,
      "lab05_no_fence_before_ticket",
      MUST_BE_0,
+     MUST_BE_1,
      MUST_BE_1,
      MUST_BE_0,
      EITHER,
@@ -668,10 +907,12 @@ static const struct expectation EXPECTED[] = {
      {"compiled code: the fence variant (TODO(lab5) A)",
       "no fence between writing the block sum and taking the ticket"},
      false,
+     false,
      false},
     {4,
      "lab05_no_acquire_fence",
      MUST_BE_0,
+     MUST_BE_1,
      MUST_BE_1,
      MUST_BE_0,
      EITHER,
@@ -679,10 +920,12 @@ static const struct expectation EXPECTED[] = {
      EITHER,
      {"compiled code: the fence variant (TODO(lab5) A)", "no fence between taking the ticket"},
      false,
+     false,
      false},
     {4,
      "lab05_atomic_ref_unwritten",
      MUST_BE_0,
+     MUST_BE_1,
      MUST_BE_1,
      MUST_BE_0,
      MUST_BE_0,
@@ -691,17 +934,105 @@ static const struct expectation EXPECTED[] = {
      {"the atomic-ref variant (TODO(lab5) B) takes no ticket",
       "wrong result (--variant atomic-ref): "},
      false,
+     false,
+     false},
+    {0, "lab01_right_uniform_loop", RIGHT, false, false, false},
+    {0,
+     "lab01_host_sum",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_0,
+     EMPTY,
+     EMPTY,
+     EMPTY,
+     EMPTY,
+     {"host code: lab01_host_sum.cu:", "the starter's host code was changed"},
+     false,
+     false,
+     true},
+    {1,
+     "lab02_reads_neighbour",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_0,
+     EMPTY,
+     EMPTY,
+     EMPTY,
+     EMPTY,
+     {"host code: lab02_reads_neighbour.cu:", "host code that the starter does not have"},
+     false,
+     false,
+     true},
+    {2,
+     "lab03_writes_grades",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_0,
+     EMPTY,
+     EMPTY,
+     EMPTY,
+     EMPTY,
+     {"host code: lab03_writes_grades.cu:", "__attribute__ ( ( constructor ) )"},
+     false,
+     false,
+     true},
+    {2,
+     "lab03_partial_syncwarp",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_0,
+     EITHER,
+     EITHER,
+     EITHER,
+     {"compiled code: a warp instruction that part of the warp skips",
+      "bar.warp.sync at reduce.cu:"},
+     false,
+     false,
+     false},
+    {3,
+     "lab04_half_warp_shuffle",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_0,
+     EITHER,
+     EITHER,
+     EITHER,
+     {"compiled code: a warp instruction that part of the warp skips",
+      "shfl.sync.down.b32 at reduce.cu:"},
+     false,
+     false,
+     false},
+    {3,
+     "lab04_unsigned_grid_stride",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_0,
+     {"64-bit index: ", "at n = 4294967296"},
+     false,
+     false,
+     true},
+    {4,
+     "lab05_one_thread_acquire",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_0,
+     EITHER,
+     EITHER,
+     EITHER,
+     {"compiled code: the fence variant (TODO(lab5) A): the fence after the ticket",
+      "with no fence of their own"},
+     false,
+     false,
      false},
 };
 enum { EXPECTATIONS = sizeof EXPECTED / sizeof EXPECTED[0] };
-
-static void copy_file(const char *from, const char *folder, const char *name)
-{
-    char to[PATH_LENGTH];
-    snprintf(to, sizeof to, "%s/%s.cu", folder, name);
-    free(run((const char *const[]){"cp", from, to, NULL}, NULL).out);
-    cr_assert_eq(access(to, R_OK), 0, "cannot copy %s to %s", from, to);
-}
 
 /* The lab's submissions: the kernels of EXPECTED that hang, or else the others: the step's
  * kernel, the lab's wrong and right kernels, one that does not compile. */
@@ -720,6 +1051,26 @@ static void make_submissions(int lab, const char *folder, bool hanging)
         else
             snprintf(from, sizeof from, "tests/wrong_kernels/%s.cu", EXPECTED[e].student);
         copy_file(from, folder, EXPECTED[e].student);
+    }
+}
+
+/* Every submission of the folder still holds what it was given: no submission wrote over a
+ * neighbour's file. */
+static void expect_submissions_untouched(int lab, const char *folder, bool hanging)
+{
+    char from[PATH_LENGTH], copy[PATH_LENGTH];
+    for (int e = 0; e < EXPECTATIONS; e++) {
+        if (EXPECTED[e].lab != lab || EXPECTED[e].hangs != hanging ||
+            strcmp(EXPECTED[e].student, "broken") == 0)
+            continue;
+        if (strcmp(EXPECTED[e].student, "solution") == 0)
+            snprintf(from, sizeof from, "%s/reduce.cu", STEP[lab]);
+        else
+            snprintf(from, sizeof from, "tests/wrong_kernels/%s.cu", EXPECTED[e].student);
+        snprintf(copy, sizeof copy, "%s/%s.cu", folder, EXPECTED[e].student);
+        struct outcome same = run((const char *const[]){"cmp", "-s", from, copy, NULL}, NULL);
+        cr_expect_eq(same.exit_code, 0, "%s was changed during grading", copy);
+        free(same.out);
     }
 }
 
@@ -754,6 +1105,7 @@ static bool row_is(const struct expectation *e, char *const fields[GRADE_COLUMNS
     const char *who = e->student;
     bool ok = value_is(fields[G_PASS], e->pass, who, "pass") &
               value_is(fields[G_BUILDS], e->builds, who, "builds") &
+              value_is(fields[G_HOST_CODE], e->host_code, who, "host_code") &
               value_is(fields[G_INSTRUCTIONS], e->instructions, who, "instructions") &
               value_is(fields[G_CORRECT], e->correct, who, "correct") &
               value_is(fields[G_CLEAN], sanitizer || e->clean == EMPTY ? e->clean : EMPTY, who,
@@ -766,6 +1118,12 @@ static bool row_is(const struct expectation *e, char *const fields[GRADE_COLUMNS
         cr_expect(timed, "%s: a correct kernel is timed: ms '%s', x_reference '%s', x_cub '%s'",
                   who, fields[G_MS], fields[G_X_REFERENCE], fields[G_X_CUB]);
         return ok && *fields[G_REASON] == '\0' && timed;
+    }
+    if (e->cause_first) {
+        bool first = strncmp(fields[G_REASON], e->reasons[0], strlen(e->reasons[0])) == 0;
+        cr_expect(first, "%s: reason '%s' should start with '%s'", who, fields[G_REASON],
+                  e->reasons[0]);
+        ok = ok && first;
     }
     for (int r = 0; r < MAX_REASONS && e->reasons[r] != NULL; r++) {
         bool said = strstr(fields[G_REASON], e->reasons[r]) != NULL;
@@ -832,6 +1190,7 @@ static void grade_and_expect(int lab, bool hanging, const char *const *settings)
                (EXPECTED[e].lab != lab || strcmp(EXPECTED[e].student, fields[G_STUDENT])))
             e++;
         cr_assert_lt(e, EXPECTATIONS, "a row for a submission nobody made: %s", fields[G_STUDENT]);
+        cr_expect(!seen[e], "two rows for %s: one was forged", fields[G_STUDENT]);
         seen[e] = true;
         if (!EXPECTED[e].needs_sanitizer || sanitizer)
             table_row(table, &EXPECTED[e], fields, row_is(&EXPECTED[e], fields, sanitizer));
@@ -841,6 +1200,7 @@ static void grade_and_expect(int lab, bool hanging, const char *const *settings)
     for (int e = 0; e < EXPECTATIONS; e++)
         cr_expect(EXPECTED[e].lab != lab || EXPECTED[e].hangs != hanging || seen[e],
                   "no row for %s", EXPECTED[e].student);
+    expect_submissions_untouched(lab, folder, hanging);
     free(o.out);
     free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
 }
@@ -853,7 +1213,7 @@ ParameterizedTestParameters(labs_gpu, grade_tells_right_from_wrong)
 ParameterizedTest(int *lab, labs_gpu, grade_tells_right_from_wrong, .timeout = 3600)
 {
     require_cuda_device(LAB[*lab]);
-    grade_and_expect(*lab, false, *lab == WIDE_LAB ? GRADE_SETTINGS_WIDE : GRADE_SETTINGS);
+    grade_and_expect(*lab, false, GRADE_SETTINGS);
 }
 
 Test(labs_gpu, grade_reports_a_kernel_that_never_finishes, .timeout = 900)

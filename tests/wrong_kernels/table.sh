@@ -5,8 +5,8 @@
 #
 #   bash tests/wrong_kernels/table.sh [FILE]      (default FILE: build/labs/wrong_kernels.md)
 #
-# Needs a GPU (about 9 GiB of its memory free for lab01's case past 2^31 elements) and
-# compute-sanitizer for the rows only it decides. Exit codes: 0 every row as expected,
+# Needs a GPU with about 17 GiB of its memory free (each correct kernel's run at n = 2^32,
+# one at a time), 16 GiB of host memory, and compute-sanitizer for the rows only it decides. Exit codes: 0 every row as expected,
 # 1 some row not, 3 no GPU (nothing graded). The tests' own output is kept beside FILE
 # (FILE.log).
 set -uo pipefail

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The time of labs/grade.sh over a class: a folder of 30 lab04 submissions, right and wrong,
+# graded one at a time as an instructor grades them (docs/instructors.md, "Grading a class").
+#
+#   bash bench/grade_time.sh [FILE]     (default FILE: docs/results/2026-11-27/grade_time.txt)
+#
+# The class: 16 copies of step08's own kernel (right), the lab's starter twice (its holes
+# empty: wrong), one file that does not compile, and the six kernels of
+# tests/wrong_kernels/lab04_*.cu, five of them twice (wrong, each for its own reason). FILE
+# gets the GPU, the driver, the CUDA version, the date, the command, the seconds the whole
+# grading took, how many passed, and the CSV. The folder is built in a scratch directory and
+# removed. Needs a GPU with about 17 GiB of memory free (the run at n = 2^32). Exit codes:
+# 0 graded and written, 1 grade.sh failed, 3 no GPU.
+set -uo pipefail
+program=grade_time.sh
+cd "$(dirname "$0")/.." || exit 3
+# shellcheck source=bench/common.sh
+source bench/common.sh
+
+LAB=lab04
+STEP=step08_shuffle
+RIGHT_COPIES=16
+STARTER_COPIES=2
+WRONG_TWICE=5          # the first five wrong kernels (by name) are handed in twice
+out=${1:-docs/results/2026-11-27/grade_time.txt}
+
+if ! nvidia-smi -L >/dev/null 2>&1; then die 3 "no GPU (nvidia-smi sees none)"; fi
+make -s --no-print-directory "$LAB" "$STEP" || die 1 "make $LAB $STEP failed"
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+class=$scratch/$LAB
+mkdir -p "$class"
+for ((i = 1; i <= RIGHT_COPIES; i++)); do cp "$STEP/reduce.cu" "$(printf '%s/right%02d.cu' "$class" "$i")"; done
+for ((i = 1; i <= STARTER_COPIES; i++)); do cp "labs/$LAB/reduce.cu" "$(printf '%s/starter%02d.cu' "$class" "$i")"; done
+printf '#include "reduce.h"\nthis is not CUDA;\n' >"$class/broken.cu"
+mapfile -t wrong < <(printf '%s\n' tests/wrong_kernels/"$LAB"_*.cu | LC_ALL=C sort)
+for kernel in "${wrong[@]}"; do cp "$kernel" "$class/"; done
+for kernel in "${wrong[@]:0:WRONG_TWICE}"; do cp "$kernel" "$class/$(basename "$kernel" .cu)_again.cu"; done
+count=$(find "$class" -name '*.cu' | wc -l)
+[ "$count" -eq 30 ] || die 1 "the class has $count submissions, not 30 (tests/wrong_kernels/$LAB_*.cu changed?)"
+
+note "grading $count submissions of $LAB (logs in $scratch/logs); this takes minutes"
+start=$(date +%s.%N)
+labs/grade.sh -o "$scratch/grades.csv" --logs "$scratch/logs" "$class" "$LAB" >/dev/null 2>"$scratch/progress.txt"
+status=$?
+seconds=$(awk -v start="$start" -v end="$(date +%s.%N)" 'BEGIN {printf "%.0f", end - start}')
+[ "$status" -eq 0 ] || { tail -n 5 "$scratch/progress.txt" >&2; die 1 "labs/grade.sh exited with $status"; }
+passed=$(awk -F, 'NR > 1 && $2 == 1' "$scratch/grades.csv" | wc -l)
+
+mkdir -p "$(dirname "$out")"
+{
+    echo "# labs/grade.sh over a class of $count $LAB submissions, one at a time"
+    echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)"
+    echo "driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1)"
+    echo "cuda: $(nvcc --version | grep -oE 'release [0-9.]+' | head -n 1)"
+    echo "date: $(utc_now)"
+    echo "command: labs/grade.sh -o grades.csv --logs logs $LAB $LAB"
+    echo "isolation: $(awk -F, 'NR == 2 {print $12}' "$scratch/grades.csv")"
+    echo "submissions: $count ($RIGHT_COPIES right copies of $STEP/reduce.cu, $STARTER_COPIES starters, 1 not compiling, ${#wrong[@]} wrong kernels, $WRONG_TWICE of them twice)"
+    echo "passed: $passed"
+    echo "seconds: $seconds"
+    echo
+    cat "$scratch/grades.csv"
+} >"$out"
+note "$seconds s for $count submissions, $passed passed: $out"

