@@ -139,7 +139,9 @@ $(BUILD)/bench/cpu_sums: $(BUILD)/bench/cpu_sums.o $(COMMON_OBJECTS)
 include labs/labs.mk
 
 TEST_BINARY := tests/bin/tests
-TEST_OBJECTS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c)) $(COMMON_OBJECTS)
+# step14's host conversions to half and bf16 are tested on their own (tests/host_low_precision.c).
+TEST_OBJECTS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c)) $(COMMON_OBJECTS) \
+                $(BUILD)/step14_generic/low_precision.o
 
 $(TEST_BINARY): $(TEST_OBJECTS)
 	@mkdir -p $(@D)
