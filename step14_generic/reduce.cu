@@ -420,9 +420,8 @@ static const struct instantiation INSTANTIATIONS[OPS][TYPES] = {
      INSTANCE(Sum<float>, Products<__nv_bfloat16>)},
 };
 
-/* --accumulate input: the sums of half and bf16 added up in their own type (the hardware's
- * add.rn.f16 and add.rn.bf16, or float additions rounded back on older GPUs), for comparison
- * only. */
+/* --accumulate input: the sums of half and bf16 added up in their own type (PTX add.f16 and,
+ * on sm_90, add.bf16; elsewhere a float addition rounded back to bf16), for comparison only. */
 static const struct instantiation INPUT_TYPE_SUMS[] = {
     INSTANCE(Sum<__half>, Elements<__half>), INSTANCE(Sum<__nv_bfloat16>, Elements<__nv_bfloat16>)};
 
