@@ -141,7 +141,9 @@ $(BUILD)/bench/cpu_sums: $(BUILD)/bench/cpu_sums.o $(COMMON_OBJECTS)
 include labs/labs.mk
 
 TEST_BINARY := tests/bin/tests
-TEST_OBJECTS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c)) $(COMMON_OBJECTS)
+# step14's host conversions to half and bf16 are tested on their own (tests/host_low_precision.c).
+TEST_OBJECTS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c)) $(COMMON_OBJECTS) \
+                $(BUILD)/step14_generic/low_precision.o
 # step16's chooser and launch shapes, plain C, tested on the host (tests/e2e_step16.c).
 TEST_OBJECTS += $(BUILD)/step16_rows/plan.o
 $(BUILD)/tests/e2e_step16.o: CPPFLAGS += -Istep16_rows

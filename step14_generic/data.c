@@ -1,13 +1,17 @@
 /* step14_generic: the data in the chosen type. The patterns make floats (common/pattern.c);
  * an int or double input is those floats converted on the device, which every value of an
- * integer pattern survives exactly (host.c refuses --type int for a real-valued pattern).
- * How many copies are made is planned from the type's size before anything is allocated. */
+ * integer pattern survives exactly (host.c refuses --type int for a real-valued pattern). A
+ * half or bf16 input is those floats rounded on the device, and the host rounds its copy the
+ * same way (low_precision.c), so that the expected results come from the values the GPU
+ * reads. How many copies are made is planned from the type's size before anything is
+ * allocated. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "generic.h"
 
-enum { SECOND_SEED = 1 }; /* dot's b: the same pattern, the seed after a's */
+enum { SECOND_SEED = 1 };         /* dot's b: the same pattern, the seed after a's */
+enum { PARALLEL_FROM = 1 << 20 }; /* a smaller case is rounded by one thread, as it is filled */
 /* An input in another type is made from the host's floats STAGING_FLOATS at a time: each
  * part uploaded into a staging buffer and converted from there into place. The device never
  * holds a whole float copy beside the converted one, so a double copy of 2^32 elements needs
@@ -117,6 +121,20 @@ static bool copies_make(struct typed_input *t, size_t n, enum element_type type,
     return true;
 }
 
+/* The host's arrays as the type reads them (half, bf16: rounded), and their reference again.
+ * The device copies were converted from the floats as they were: rounding a rounded value
+ * changes nothing, so both sides hold the same values. */
+static void host_as_read(struct typed_input *t, size_t n, enum element_type type)
+{
+    if (type != TYPE_HALF && type != TYPE_BF16) return;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) t->floats.host[i] = as_read(type, t->floats.host[i]);
+    if (t->b_host != NULL)
+#pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < n; i++) t->b_host[i] = as_read(type, t->b_host[i]);
+    t->floats.reference = reference_compute(t->floats.host, n);
+}
+
 bool typed_input_create(struct typed_input *t, const struct options *o, size_t n, struct pair p,
                         const struct device_info *device)
 {
@@ -131,6 +149,7 @@ bool typed_input_create(struct typed_input *t, const struct options *o, size_t n
     bool ok = (p.op != OP_DOT || second_array(t, o, n, p.type, staging)) &&
               copies_make(t, n, p.type, copies, staging);
     if (staging != NULL && !CUDA_OK(cudaFree(staging))) ok = false;
+    if (ok) host_as_read(t, n, p.type);
     return ok &&
            host_values_compute(&t->values, t->floats.host, t->b_host ? t->b_host : t->floats.host,
                                n, &t->floats.reference);
@@ -147,8 +166,11 @@ void typed_input_free(struct typed_input *t)
 bool case_arrays_create(struct case_arrays *arrays, size_t capacity)
 {
     memset(arrays, 0, sizeof *arrays);
-    CUDA_TRY(cudaMalloc(&arrays->typed[TYPE_INT], capacity * ELEMENT_BYTES[TYPE_INT]));
-    return CUDA_OK(cudaMalloc(&arrays->typed[TYPE_DOUBLE], capacity * ELEMENT_BYTES[TYPE_DOUBLE]));
+    for (int t = 0; t < TYPES; t++)
+        if (t != TYPE_FLOAT) CUDA_TRY(cudaMalloc(&arrays->typed[t], capacity * ELEMENT_BYTES[t]));
+    if ((arrays->as_read = malloc(capacity * sizeof(float))) == NULL)
+        fprintf(stderr, "not enough host memory for --check's values as half and bf16 read them\n");
+    return arrays->as_read != NULL;
 }
 
 bool case_arrays_fill(const struct case_arrays *arrays, const struct check_case *c,
@@ -166,7 +188,26 @@ const void *case_array(const struct case_arrays *arrays, const struct check_case
     return type == TYPE_FLOAT ? (const void *)c->input : arrays->typed[type];
 }
 
+bool case_values_compute(struct host_values values[TYPES], const struct case_arrays *arrays,
+                         const struct check_case *c, int first, int last)
+{
+    if (!host_values_compute(&values[TYPE_FLOAT], c->host, c->host, c->n, &c->reference))
+        return false;
+    values[TYPE_INT] = values[TYPE_DOUBLE] = values[TYPE_FLOAT]; /* the same values, exactly */
+    for (int t = TYPE_HALF; t <= TYPE_BF16; t++) {
+        if (t < first || t > last) continue;
+#pragma omp parallel for schedule(static) if (c->n >= PARALLEL_FROM)
+        for (size_t i = 0; i < c->n; i++)
+            arrays->as_read[i] = as_read((enum element_type)t, c->host[i]);
+        struct reference reference = reference_compute(arrays->as_read, c->n);
+        if (!host_values_compute(&values[t], arrays->as_read, arrays->as_read, c->n, &reference))
+            return false;
+    }
+    return true;
+}
+
 void case_arrays_free(struct case_arrays *arrays)
 {
     for (int t = 0; t < TYPES; t++) CUDA_OK(cudaFree(arrays->typed[t]));
+    free(arrays->as_read);
 }

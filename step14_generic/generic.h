@@ -8,18 +8,37 @@
 #include "toolbox.h"
 
 extern const char *const OP_NAMES[OPS];     /* "sum", "min", "max", "sumsq", "dot" */
-extern const char *const TYPE_NAMES[TYPES]; /* "int", "float", "double" */
+extern const char *const TYPE_NAMES[TYPES]; /* "int", "float", "double", "half", "bf16" */
 extern const size_t ELEMENT_BYTES[TYPES];
 
+/* input_accumulator: --accumulate input, a sum of half or bf16 added up in that type. */
 struct pair {
     enum op op;
     enum element_type type;
+    bool input_accumulator;
 };
 
 /* The index of `name` in names[0 .. count), or -1. */
 int name_index(const char *name, const char *const names[], int count);
-/* An int array holds integer data only: a real-valued input would lose its fractions. */
-bool type_takes(enum element_type type, const struct reference *reference);
+struct host_values;
+/* Whether the type can hold the data, judged from the values as the type reads them: an int
+ * array holds integer data only (a real-valued input would lose its fractions); a half array
+ * holds magnitudes up to 65504 only (a larger one would read as infinity). */
+bool type_takes(enum element_type type, const struct host_values *as_read);
+
+/* ---- low_precision.c: half and bf16 on the host ---------------------------------------- */
+
+/* Rounded to nearest, ties to even, as the GPU's __float2half_rn and __float2bfloat16_rn
+ * round: too large a magnitude gives infinity, a NaN stays a (quiet) NaN. Widening back to
+ * float is exact. */
+uint16_t half_from_float(float x);
+float half_to_float(uint16_t h);
+uint16_t bf16_from_float(float x);
+float bf16_to_float(uint16_t b);
+/* x as an array of the type holds it: for half and bf16, rounded to the type and widened
+ * back; for int, float and double, x itself (the patterns' values those types take are
+ * exact in them). */
+float as_read(enum element_type type, float x);
 
 /* ---- verdict.c: what the result must be -------------------------------------------------- */
 
@@ -60,7 +79,9 @@ void pair_report(struct report *r, struct pair pair, const struct expectation *e
  * device as many copies in the type as fit (memory_plan_make: beside dot's second array, the
  * conversion's staging buffer and CUB's storage), converted on the device in parts where the
  * type is not float; for dot the second array, b, is the same pattern from the next seed (one
- * copy). Not even one copy fits: false, after a message that names the need. */
+ * copy). For half and bf16 the host arrays are then rounded to the type as well, so that
+ * `values` come from exactly what the GPU reads. Not even one copy fits: false, after a
+ * message that names the need. */
 struct typed_input {
     struct input floats;
     const void *a[MAX_BUFFERS], *b; /* each run reads the next a; b: dot only */
@@ -75,14 +96,20 @@ bool typed_input_create(struct typed_input *input, const struct options *options
                         struct pair pair, const struct device_info *device);
 void typed_input_free(struct typed_input *input);
 
-/* --check: an int and a double array on the device for the largest case, filled per case
- * from its floats for the types that run. */
+/* --check: an array of each type but float on the device for the largest case, filled per
+ * case from its floats for the types that run; and a host array for the case's values as
+ * half or bf16 read them. */
 struct case_arrays {
     void *typed[TYPES];
+    float *as_read;
 };
 bool case_arrays_create(struct case_arrays *arrays, size_t capacity);
 bool case_arrays_fill(const struct case_arrays *arrays, const struct check_case *c,
                       bool type_runs[TYPES]);
+/* The host's values of a fresh case for each type in [first, last]: the case's floats, or for
+ * half and bf16 those floats as the type reads them. */
+bool case_values_compute(struct host_values values[TYPES], const struct case_arrays *arrays,
+                         const struct check_case *c, int first, int last);
 const void *case_array(const struct case_arrays *arrays, const struct check_case *c,
                        enum element_type type);
 void case_arrays_free(struct case_arrays *arrays);

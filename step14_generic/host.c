@@ -1,7 +1,7 @@
 /* step14_generic: the program.
  * It reads top to bottom like the other steps: the options, the data, device memory, the
  * launch and the finish, the check, the time, the report. It is longer than they are because
- * it runs five operators on three types; what those need besides (their names, the data in
+ * it runs five operators on five types; what those need besides (their names, the data in
  * each type, the expected results, the report lines) is in data.c and verdict.c (generic.h),
  * and the kernel template in reduce.cu. A call that fails has said why: the program frees
  * what it holds and exits 3. */
@@ -12,9 +12,10 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { MIN_ELEMENTS = 8 };       /* per thread, at least: see blocks_for */
-enum { WARP_LEVELS = 5 };        /* shuffles within a warp, and again over the warp results */
-enum { OP_OPTION, TYPE_OPTION }; /* the step's own options, in the order of STEP.extras */
+enum { MIN_ELEMENTS = 8 }; /* per thread, at least: see blocks_for */
+enum { WARP_LEVELS = 5 };  /* shuffles within a warp, and again over the warp results */
+/* the step's own options, in the order of STEP.extras */
+enum { OP_OPTION, TYPE_OPTION, ACCUMULATE_OPTION };
 
 static const struct step_info STEP = {
     .name = "step14",
@@ -28,40 +29,80 @@ static const struct step_info STEP = {
         (const struct extra_option[]){
             {"op", "O",
              "sum, min, max, sumsq (sum and sum of squares) or dot   [sum; --check: all]"},
-            {"type", "T", "the elements' type: int, float or double   [float; --check: all]"},
+            {"type", "T",
+             "the elements' type: int, float, double, half or bf16   [float; --check: all]\n"
+             "                 every op takes every type; int takes integer data only, half\n"
+             "                 magnitudes up to 65504 (no --pattern wide or cancel); int sums\n"
+             "                 accumulate in long long, half and bf16 sums in float"},
+            {"accumulate", "A",
+             "float or input   [float]: input adds a sum of half or bf16 up in that type\n"
+             "                 (--op sum only, no --check), to measure what it loses"},
             {NULL, NULL, NULL}},
 };
 
-/* The (op, type) pairs to run: op_first..op_last times type_first..type_last. */
+/* The (op, type) pairs to run: op_first..op_last times type_first..type_last; with
+ * input_accumulator, the one sum of half or bf16 in its own type. */
 struct pairs {
     int op_first, op_last, type_first, type_last;
+    bool input_accumulator;
 };
 
+/* --accumulate: false for float (or absent), true for input; -1 for anything else or for
+ * input where it has no instantiation (a sum of half or bf16, never in --check). */
+static int input_accumulator_chosen(const struct options *o, int op_index, int type_index)
+{
+    const char *accumulate = o->extra[ACCUMULATE_OPTION];
+    if (accumulate == NULL || strcmp(accumulate, "float") == 0) return false;
+    if (strcmp(accumulate, "input") != 0)
+        fprintf(stderr, "%s: --accumulate takes float or input, not '%s'\n", STEP.name, accumulate);
+    else if (o->check || op_index != OP_SUM || (type_index != TYPE_HALF && type_index != TYPE_BF16))
+        fprintf(stderr,
+                "%s: --accumulate input is a measurement of one sum: it takes --op sum with "
+                "--type half or bf16, and no --check\n",
+                STEP.name);
+    else
+        return true;
+    return -1;
+}
+
 /* A name picks one; without a name a run takes sum and float, --check every one. --type int
- * refuses a real-valued pattern: the conversion would drop its fractions. */
+ * refuses a real-valued pattern: the conversion would drop its fractions; --type half a
+ * pattern whose magnitudes pass 65504 (wide, cancel): they would read as infinity. */
 static int pairs_choose(const struct options *o, struct pairs *chosen)
 {
     const char *op = o->extra[OP_OPTION], *type = o->extra[TYPE_OPTION];
     int op_index = op ? name_index(op, OP_NAMES, OPS) : OP_SUM;
     int type_index = type ? name_index(type, TYPE_NAMES, TYPES) : TYPE_FLOAT;
     bool every_op = o->check && op == NULL, every_type = o->check && type == NULL;
-    bool integer_pattern = o->pattern.kind == PATTERN_UNIFORM || o->pattern.kind == PATTERN_ONES ||
-                           o->pattern.kind == PATTERN_ONEHOT;
+    enum pattern_kind kind = o->pattern.kind;
+    bool integer_pattern = kind == PATTERN_UNIFORM || kind == PATTERN_ONES ||
+                           kind == PATTERN_ONEHOT;
+    bool beyond_half = kind == PATTERN_WIDE || kind == PATTERN_CANCEL;
+    int input_accumulator = -1;
     char pattern[48];
-    *chosen = (struct pairs){every_op ? 0 : op_index, every_op ? OPS - 1 : op_index,
-                             every_type ? 0 : type_index, every_type ? TYPES - 1 : type_index};
+    pattern_name(&o->pattern, pattern, sizeof pattern);
     if (op_index < 0)
         fprintf(stderr, "%s: --op takes sum, min, max, sumsq or dot, not '%s'\n", STEP.name, op);
     else if (type_index < 0)
-        fprintf(stderr, "%s: --type takes int, float or double, not '%s'\n", STEP.name, type);
+        fprintf(stderr, "%s: --type takes int, float, double, half or bf16, not '%s'\n", STEP.name,
+                type);
     else if (type_index == TYPE_INT && !integer_pattern && !o->check)
         fprintf(
             stderr,
             "%s: --type int takes integer data, and the pattern '%s' is real-valued (uniform, ones "
             "and onehot are integers)\n",
-            STEP.name, pattern_name(&o->pattern, pattern, sizeof pattern));
-    else
+            STEP.name, pattern);
+    else if (type_index == TYPE_HALF && beyond_half && !o->check)
+        fprintf(stderr,
+                "%s: --type half holds magnitudes up to 65504, and the pattern '%s' goes beyond "
+                "(wide and cancel do)\n",
+                STEP.name, pattern);
+    else if ((input_accumulator = input_accumulator_chosen(o, op_index, type_index)) >= 0) {
+        *chosen = (struct pairs){every_op ? 0 : op_index, every_op ? OPS - 1 : op_index,
+                                 every_type ? 0 : type_index, every_type ? TYPES - 1 : type_index,
+                                 input_accumulator};
         return OPTIONS_RUN;
+    }
     fprintf(stderr, "(%s/run --help lists the options)\n", STEP.name);
     return EXIT_USAGE;
 }
@@ -124,6 +165,7 @@ static struct generic_launch launch_for(struct pair p, const void *a, const void
 {
     return (struct generic_launch){p.op,
                                    p.type,
+                                   p.input_accumulator,
                                    a,
                                    b,
                                    n,
@@ -188,11 +230,12 @@ done:
 }
 
 /* The (op, type) pairs that this case runs: the chosen ones whose type takes its data. */
-static bool case_runs(const struct pairs *chosen, const struct check_case *c, struct pair p)
+static bool case_runs(const struct pairs *chosen, const struct host_values values[TYPES],
+                      struct pair p)
 {
     bool op_chosen = (int)p.op >= chosen->op_first && (int)p.op <= chosen->op_last;
     bool type_chosen = (int)p.type >= chosen->type_first && (int)p.type <= chosen->type_last;
-    return op_chosen && type_chosen && type_takes(p.type, &c->reference);
+    return op_chosen && type_chosen && type_takes(p.type, &values[p.type]);
 }
 
 /* --check: every case of the matrix, each through every chosen (op, type) whose type takes
@@ -206,7 +249,7 @@ static int check_all(const struct options *o, const struct device_info *device,
     struct case_arrays arrays = {0};
     struct check_case c;
     double previous[OPS][TYPES][MAX_RESULT_VALUES] = {{{0}}};
-    struct host_values values;
+    struct host_values values[TYPES]; /* as each type reads the case's data */
     bool ran = false;
 
     if (check == NULL) return EXIT_ENVIRONMENT;
@@ -215,23 +258,23 @@ static int check_all(const struct options *o, const struct device_info *device,
     while (check_next(check, &c)) {
         struct shape shape = {c.threads, blocks_or_filling(device, c.threads, c.blocks), c.finish};
         bool runs[TYPES];
+        if (c.fresh &&
+            !case_values_compute(values, &arrays, &c, chosen->type_first, chosen->type_last))
+            goto done; /* once per data set: the host's values ... */
         for (int t = 0; t < TYPES; t++)
             runs[t] = t >= chosen->type_first && t <= chosen->type_last &&
-                      type_takes((enum element_type)t, &c.reference);
-        if (c.fresh) { /* once per data set: the host's values and the typed copies */
-            if (!host_values_compute(&values, c.host, c.host, c.n, &c.reference)) goto done;
-            if (!case_arrays_fill(&arrays, &c, runs)) goto done;
-        }
+                      type_takes((enum element_type)t, &values[t]);
+        if (c.fresh && !case_arrays_fill(&arrays, &c, runs)) goto done; /* ... the typed copies */
         for (int k = 0; k < OPS * TYPES; k++) {
-            struct pair p = {(enum op)(k / TYPES), (enum element_type)(k % TYPES)};
-            if (!case_runs(chosen, &c, p)) continue;
+            struct pair p = {(enum op)(k / TYPES), (enum element_type)(k % TYPES), false};
+            if (!case_runs(chosen, values, p)) continue;
             const void *a = case_array(&arrays, &c, p.type);
             struct generic_launch job = launch_for(p, a, a, c.n, &shape, &buffers);
             double result[MAX_RESULT_VALUES] = {0};
             struct launched launched;
             if (!reduce(&job, result, &launched)) goto done;
             if (job.total != NULL && !CUDA_OK(result_read(&job, result))) goto done;
-            struct expectation expected = expect(p, &values, depth(c.n, &shape));
+            struct expectation expected = expect(p, &values[p.type], depth(c.n, &shape));
             check_pair(check, &c, p, &expected, result, previous[p.op][p.type]);
         }
     }
@@ -254,7 +297,8 @@ int main(int argc, char **argv)
     if (options.check) return check_all(&options, &device, &chosen);
 
     if (options.csv) report_csv_header();
-    struct pair pair = {(enum op)chosen.op_first, (enum element_type)chosen.type_first};
+    struct pair pair = {(enum op)chosen.op_first, (enum element_type)chosen.type_first,
+                        chosen.input_accumulator};
     int worst = EXIT_CORRECT;
     for (size_t n = options.n; n <= options.n_last; n = n ? 2 * n : 1) {
         status = measure(&options, &device, pair, n);

@@ -18,14 +18,20 @@
  *         the block results on the host with the very operator the GPU used.
  *         Loads are one element of T at a time, ELEMENTS_PER_ROUND in flight per thread, not
  *         step12's float4: the lesson here is the genericity (an exercise vectorises them).
+ *         half and bf16 elements are widened to float as they are read, and every operator
+ *         accumulates them in float; one more pair sums them in their own type, to measure
+ *         what that loses (README: "Low precision").
  * Profile: the time follows the bytes read: double takes about twice as long as float or int,
  *         dot twice as long as sum (two arrays), sumsq no longer than sum (one pass gives
  *         both). Against step12, `--op sum --type float` shows what the 16-byte loads were
  *         worth. The 64-bit and two-member accumulators cost more registers and shuffles,
- *         which hide behind the memory time unless occupancy drops. */
+ *         which hide behind the memory time unless occupancy drops. half and bf16 read half
+ *         the bytes of float, and should take about half its time. */
 #include <stdlib.h>
 #include <cuda/atomic>
 #include <cuda/std/limits>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include "reduce.h"
 
@@ -72,13 +78,19 @@ struct Sum {
     void widen(double out[]) const { out[0] = (double)value; }
 };
 
+/* min and max keep T; of(x) widens a half or bf16 to float, which holds it exactly, so the
+ * extreme is the same element's value. */
 template <typename T>
 struct Minimum {
     static constexpr int values = 1;
     T value;
 
     static __host__ __device__ Minimum identity() { return {highest<T>()}; }
-    static __device__ Minimum of(T x) { return {x}; }
+    template <typename X>
+    static __device__ Minimum of(X x)
+    {
+        return {T(x)};
+    }
     static __host__ __device__ Minimum merge(Minimum a, Minimum b)
     {
         return {b.value < a.value ? b.value : a.value};
@@ -96,7 +108,11 @@ struct Maximum {
     T value;
 
     static __host__ __device__ Maximum identity() { return {lowest<T>()}; }
-    static __device__ Maximum of(T x) { return {x}; }
+    template <typename X>
+    static __device__ Maximum of(X x)
+    {
+        return {T(x)};
+    }
     static __host__ __device__ Maximum merge(Maximum a, Maximum b)
     {
         return {b.value > a.value ? b.value : a.value};
@@ -156,6 +172,16 @@ struct ProductOf {
 template <>
 struct ProductOf<int> {
     using type = long long;
+};
+/* half x half has at most 11 + 11 significant bits, bf16 x bf16 at most 8 + 8: a float's 24
+ * hold either product exactly (unless it overflows or underflows float's range). */
+template <>
+struct ProductOf<__half> {
+    using type = float;
+};
+template <>
+struct ProductOf<__nv_bfloat16> {
+    using type = float;
 };
 
 template <typename T>
@@ -372,30 +398,47 @@ struct instantiation {
             launch < ReductionType, Reader>, read < ReductionType>                                 \
     }
 
-/* Rows: --op; columns: --type int, float, double. The int sums accumulate in long long:
- * 2^25 values of 99 (3,321,888,768) exceed INT32_MAX. */
+/* Rows: --op; columns: --type int, float, double, half, bf16. The int sums accumulate in long
+ * long: 2^25 values of 99 (3,321,888,768) exceed INT32_MAX. half and bf16 accumulate in
+ * float: a bf16 sum stops growing long before 2^20 values of about 1 (README). */
 static const struct instantiation INSTANTIATIONS[OPS][TYPES] = {
     {INSTANCE(Sum<long long>, Elements<int>), INSTANCE(Sum<float>, Elements<float>),
-     INSTANCE(Sum<double>, Elements<double>)},
+     INSTANCE(Sum<double>, Elements<double>), INSTANCE(Sum<float>, Elements<__half>),
+     INSTANCE(Sum<float>, Elements<__nv_bfloat16>)},
     {INSTANCE(Minimum<int>, Elements<int>), INSTANCE(Minimum<float>, Elements<float>),
-     INSTANCE(Minimum<double>, Elements<double>)},
+     INSTANCE(Minimum<double>, Elements<double>), INSTANCE(Minimum<float>, Elements<__half>),
+     INSTANCE(Minimum<float>, Elements<__nv_bfloat16>)},
     {INSTANCE(Maximum<int>, Elements<int>), INSTANCE(Maximum<float>, Elements<float>),
-     INSTANCE(Maximum<double>, Elements<double>)},
+     INSTANCE(Maximum<double>, Elements<double>), INSTANCE(Maximum<float>, Elements<__half>),
+     INSTANCE(Maximum<float>, Elements<__nv_bfloat16>)},
     {INSTANCE(SumAndSquares<long long>, Elements<int>),
      INSTANCE(SumAndSquares<float>, Elements<float>),
-     INSTANCE(SumAndSquares<double>, Elements<double>)},
+     INSTANCE(SumAndSquares<double>, Elements<double>),
+     INSTANCE(SumAndSquares<float>, Elements<__half>),
+     INSTANCE(SumAndSquares<float>, Elements<__nv_bfloat16>)},
     {INSTANCE(Sum<long long>, Products<int>), INSTANCE(Sum<float>, Products<float>),
-     INSTANCE(Sum<double>, Products<double>)},
+     INSTANCE(Sum<double>, Products<double>), INSTANCE(Sum<float>, Products<__half>),
+     INSTANCE(Sum<float>, Products<__nv_bfloat16>)},
 };
 
-static const struct instantiation *instantiation_of(enum op op, enum element_type type)
+/* --accumulate input: the sums of half and bf16 added up in their own type (PTX add.f16 and,
+ * on sm_90, add.bf16; elsewhere a float addition rounded back to bf16), for comparison only. */
+static const struct instantiation INPUT_TYPE_SUMS[] = {
+    INSTANCE(Sum<__half>, Elements<__half>), INSTANCE(Sum<__nv_bfloat16>, Elements<__nv_bfloat16>)};
+
+static const struct instantiation *instantiation_of(enum op op, enum element_type type,
+                                                    bool input_accumulator)
 {
-    return (unsigned)op < OPS && (unsigned)type < TYPES ? &INSTANTIATIONS[op][type] : nullptr;
+    if ((unsigned)op >= OPS || (unsigned)type >= TYPES) return nullptr;
+    if (!input_accumulator) return &INSTANTIATIONS[op][type];
+    if (op != OP_SUM || (type != TYPE_HALF && type != TYPE_BF16)) return nullptr;
+    return &INPUT_TYPE_SUMS[type == TYPE_HALF ? 0 : 1];
 }
 
 extern "C" cudaError_t reduce_generic(const struct generic_launch *job, struct launched *launched)
 {
-    const struct instantiation *instance = instantiation_of(job->op, job->type);
+    const struct instantiation *instance = instantiation_of(job->op, job->type,
+                                                            job->input_accumulator);
     if (instance == nullptr) return cudaErrorInvalidValue;
     *launched = {instance->kernel, job->total != nullptr ? "last block" : FINISH_ON_HOST};
     return instance->launch(job);
@@ -404,13 +447,15 @@ extern "C" cudaError_t reduce_generic(const struct generic_launch *job, struct l
 extern "C" cudaError_t result_read(const struct generic_launch *job,
                                    double values[MAX_RESULT_VALUES])
 {
-    const struct instantiation *instance = instantiation_of(job->op, job->type);
+    const struct instantiation *instance = instantiation_of(job->op, job->type,
+                                                            job->input_accumulator);
     return instance != nullptr ? instance->read(job, values) : cudaErrorInvalidValue;
 }
 
-extern "C" const char *instantiation_name(enum op op, enum element_type type)
+extern "C" const char *instantiation_name(enum op op, enum element_type type,
+                                          bool input_accumulator)
 {
-    const struct instantiation *instance = instantiation_of(op, type);
+    const struct instantiation *instance = instantiation_of(op, type, input_accumulator);
     return instance != nullptr ? instance->name : "none";
 }
 
@@ -418,12 +463,32 @@ extern "C" const char *instantiation_name(enum op op, enum element_type type)
 
 enum { CONVERT_THREADS = 256, CONVERT_MOST_BLOCKS = 4096 };
 
+/* A float as the type: the constructor for int, float and double; round to nearest, ties to
+ * even for half and bf16 (CUDA Math API, "Half Precision Conversion and Data Movement" and
+ * "Bfloat16 Precision Conversion and Data Movement"), which low_precision.c repeats on the
+ * host. */
+template <typename T>
+static __device__ T narrowed(float x)
+{
+    return T(x);
+}
+template <>
+__device__ __half narrowed<__half>(float x)
+{
+    return __float2half_rn(x);
+}
+template <>
+__device__ __nv_bfloat16 narrowed<__nv_bfloat16>(float x)
+{
+    return __float2bfloat16_rn(x);
+}
+
 template <typename T>
 __global__ void convert(const float *in, size_t n, T *out)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
-        out[i] = T(in[i]);
+        out[i] = narrowed<T>(in[i]);
 }
 
 extern "C" cudaError_t convert_floats(const float *in, size_t n, enum element_type type, void *out)
@@ -438,6 +503,10 @@ extern "C" cudaError_t convert_floats(const float *in, size_t n, enum element_ty
         convert<<<blocks, CONVERT_THREADS>>>(in, n, static_cast<float *>(out));
     else if (type == TYPE_DOUBLE)
         convert<<<blocks, CONVERT_THREADS>>>(in, n, static_cast<double *>(out));
+    else if (type == TYPE_HALF)
+        convert<<<blocks, CONVERT_THREADS>>>(in, n, static_cast<__half *>(out));
+    else if (type == TYPE_BF16)
+        convert<<<blocks, CONVERT_THREADS>>>(in, n, static_cast<__nv_bfloat16 *>(out));
     else
         return cudaErrorInvalidValue;
     return cudaGetLastError();

@@ -10,13 +10,22 @@
 #include "generic.h"
 
 const char *const OP_NAMES[OPS] = {"sum", "min", "max", "sumsq", "dot"};
-const char *const TYPE_NAMES[TYPES] = {"int", "float", "double"};
-const size_t ELEMENT_BYTES[TYPES] = {sizeof(int), sizeof(float), sizeof(double)};
+const char *const TYPE_NAMES[TYPES] = {"int", "float", "double", "half", "bf16"};
+const size_t ELEMENT_BYTES[TYPES] = {sizeof(int), sizeof(float), sizeof(double), sizeof(uint16_t),
+                                     sizeof(uint16_t)};
 
-/* Unit roundoff of each accumulator (int sums: long long, no rounding), and the largest
- * magnitude up to which the type holds every integer: 2^24 for float, 2^53 for double. */
-static const double UNIT_ROUNDOFF[TYPES] = {0, FLT_EPSILON / 2, DBL_EPSILON / 2};
-static const double EXACT_INTEGERS_UP_TO[TYPES] = {INFINITY, 16777216.0, 9007199254740992.0};
+/* What an accumulator rounds: its unit roundoff u = 2^-p for p significant bits (int sums:
+ * long long, no rounding), and the largest magnitude up to which it holds every integer, 2^p.
+ * half and bf16 accumulate in float; --accumulate input sums them in their own type. */
+struct precision {
+    double unit_roundoff, exact_integers_up_to;
+};
+static const struct precision ACCUMULATOR[TYPES] = {{0, INFINITY},
+                                                    {FLT_EPSILON / 2, 16777216.0},
+                                                    {DBL_EPSILON / 2, 9007199254740992.0},
+                                                    {FLT_EPSILON / 2, 16777216.0},
+                                                    {FLT_EPSILON / 2, 16777216.0}};
+enum { HALF_BITS = 11, BF16_BITS = 8 }; /* significant bits, the hidden one included */
 static const double BYTES_PER_MIB = 1024.0 * 1024.0, PERCENT = 100.0;
 enum { CHUNK = 1 << 16, PRODUCT_ROUNDING = 1, CUDA_MAJOR = 1000, CUDA_MINOR = 10, TEXT = 96 };
 
@@ -27,9 +36,22 @@ int name_index(const char *name, const char *const names[], int count)
     return -1;
 }
 
-bool type_takes(enum element_type type, const struct reference *reference)
+bool type_takes(enum element_type type, const struct host_values *as_read)
 {
-    return type != TYPE_INT || reference->integer_valued;
+    if (type == TYPE_INT) return as_read->reference.integer_valued;
+    if (type == TYPE_HALF)
+        return as_read->reference.n == 0 ||
+               (isfinite(as_read->lowest) && isfinite(as_read->highest));
+    return true;
+}
+
+/* The accumulator of the pair: the type's own, or with --accumulate input the half or bf16
+ * itself. */
+static struct precision accumulator(struct pair p)
+{
+    if (!p.input_accumulator) return ACCUMULATOR[p.type];
+    int bits = p.type == TYPE_HALF ? HALF_BITS : BF16_BITS;
+    return (struct precision){ldexp(1, -bits), ldexp(1, bits)};
 }
 
 /* Fixed chunks summed in order, as in common/verify.c: the same doubles on any number of host
@@ -62,15 +84,17 @@ bool host_values_compute(struct host_values *v, const float *a, const float *b, 
     return true;
 }
 
-/* One sum: exact when its terms are integers and sum|term| fits the type's exact integers
- * (docs/verification.md, (a)); else gamma(depth) in the type's precision, plus the host's
- * own double rounding for real-valued data: gamma(n) in double, as in error_bound. */
-static double sum_bound(enum element_type type, double abs_sum, bool integer, unsigned depth,
+/* One sum: exact when its terms are integers and sum|term| fits the accumulator's exact
+ * integers (docs/verification.md, (a)); else gamma(depth) in the accumulator's precision,
+ * plus the host's own double rounding for real-valued data: gamma(n) in double, as in
+ * error_bound. Infinite where depth * u >= 1: then there is no bound, and nothing passes. */
+static double sum_bound(struct precision accumulator, double abs_sum, bool integer, unsigned depth,
                         size_t n)
 {
-    if (type == TYPE_INT || (integer && abs_sum <= EXACT_INTEGERS_UP_TO[type])) return 0;
+    if (accumulator.unit_roundoff == 0 || (integer && abs_sum <= accumulator.exact_integers_up_to))
+        return 0;
     double host = integer ? 0 : rounding_gamma((double)n, DBL_EPSILON / 2);
-    return (rounding_gamma(depth, UNIT_ROUNDOFF[type]) + host) * abs_sum;
+    return (rounding_gamma(depth, accumulator.unit_roundoff) + host) * abs_sum;
 }
 
 /* min and max of nothing: the operator's identity, which the kernel returns for n = 0. */
@@ -83,14 +107,16 @@ static double extreme(enum element_type type, double value)
 struct expectation expect(struct pair p, const struct host_values *v, unsigned depth)
 {
     const struct reference *r = &v->reference;
+    struct precision a = accumulator(p);
     struct expectation e = {.values = p.op == OP_SUMSQ ? 2 : 1, .depth = depth};
-    /* a product (dot, and sumsq's squares) is rounded once before it is added */
-    double products_bound = sum_bound(p.type, v->abs_products, r->integer_valued,
+    /* a product (dot, and sumsq's squares) is rounded once before it is added (of half and
+     * bf16 it is exact in float: one rounding too many only makes the bound safer) */
+    double products_bound = sum_bound(a, v->abs_products, r->integer_valued,
                                       depth + PRODUCT_ROUNDING, r->n);
     switch (p.op) {
     case OP_SUM:
         e.value[0] = r->sum;
-        e.bound[0] = sum_bound(p.type, r->abs_sum, r->integer_valued, depth, r->n);
+        e.bound[0] = sum_bound(a, r->abs_sum, r->integer_valued, depth, r->n);
         break;
     case OP_MIN:
         e.value[0] = extreme(p.type, v->lowest);
@@ -100,7 +126,7 @@ struct expectation expect(struct pair p, const struct host_values *v, unsigned d
         break;
     case OP_SUMSQ:
         e.value[0] = r->sum;
-        e.bound[0] = sum_bound(p.type, r->abs_sum, r->integer_valued, depth, r->n);
+        e.bound[0] = sum_bound(a, r->abs_sum, r->integer_valued, depth, r->n);
         e.value[1] = v->products;
         e.bound[1] = products_bound;
         break;
@@ -113,13 +139,14 @@ struct expectation expect(struct pair p, const struct host_values *v, unsigned d
 }
 
 /* A bound of 0 asks for equality (infinity equals itself: min and max of nothing); otherwise
- * the result must be finite and within the bound, so NaN never passes. */
+ * the result and the bound must be finite and the result within the bound, so NaN never
+ * passes, and neither does anything where no bound exists (depth * u >= 1). */
 bool expectation_met(const struct expectation *e, const double result[])
 {
     for (int k = 0; k < e->values; k++) {
-        bool met = e->bound[k] == 0
-                       ? result[k] == e->value[k]
-                       : isfinite(result[k]) && fabs(result[k] - e->value[k]) <= e->bound[k];
+        bool met = e->bound[k] == 0 ? result[k] == e->value[k]
+                                    : isfinite(result[k]) && isfinite(e->bound[k]) &&
+                                          fabs(result[k] - e->value[k]) <= e->bound[k];
         if (!met) return false;
     }
     return true;
@@ -141,17 +168,25 @@ static const char *joined(char *text, const char *format, const double values[],
 /* Results as their accumulator holds them: integers whole, float to 9 digits, double to 17. */
 static const char *result_format(struct pair p)
 {
-    return p.type == TYPE_INT ? "%.0f" : p.type == TYPE_FLOAT ? "%.9g" : "%.17g";
+    return p.type == TYPE_INT ? "%.0f" : p.type == TYPE_DOUBLE ? "%.17g" : "%.9g";
+}
+
+/* "sum:bf16", or "sum:bf16:accumulate-input" with --accumulate input. */
+static const char *pair_name(struct pair p, char *text)
+{
+    snprintf(text, TEXT, "%s:%s%s", OP_NAMES[p.op], TYPE_NAMES[p.type],
+             p.input_accumulator ? ":accumulate-input" : "");
+    return text;
 }
 
 void check_pair(struct check *check, const struct check_case *done, struct pair p,
                 const struct expectation *e, const double result[], double previous[])
 {
-    char got[TEXT], wanted[TEXT], allowed[TEXT], what[4 * TEXT];
+    char name[TEXT], got[TEXT], wanted[TEXT], allowed[TEXT], what[5 * TEXT];
     bool same_bits = !done->repeat || memcmp(result, previous, e->values * sizeof *result) == 0;
     memcpy(previous, result, e->values * sizeof *result);
-    snprintf(what, sizeof what, "%s:%s got %s, expected %s, allowed error %s%s", OP_NAMES[p.op],
-             TYPE_NAMES[p.type], joined(got, result_format(p), result, e->values),
+    snprintf(what, sizeof what, "%s got %s, expected %s, allowed error %s%s", pair_name(p, name),
+             joined(got, result_format(p), result, e->values),
              joined(wanted, "%.17g", e->value, e->values),
              joined(allowed, "%.9g", e->bound, e->values),
              same_bits ? "" : "; a repeated run gave other bits");
@@ -170,8 +205,9 @@ static void print_human(const struct report *r, struct pair p, const struct expe
     const struct device_info *d = r->device;
     const char *verdict = r->ok ? "CORRECT" : "WRONG";
     int arrays = p.op == OP_DOT ? 2 : 1;
-    printf("%s: %s\noperation  %s of %s: %s\n", r->step->name, r->step->title, OP_NAMES[p.op],
-           TYPE_NAMES[p.type], instantiation_name(p.op, p.type));
+    printf("%s: %s\noperation  %s of %s%s: %s\n", r->step->name, r->step->title, OP_NAMES[p.op],
+           TYPE_NAMES[p.type], p.input_accumulator ? ", accumulated in the same type" : "",
+           instantiation_name(p.op, p.type, p.input_accumulator));
     printf("device     %s, %d SMs, sm_%d%d, peak %.0f GB/s, CUDA %d.%d\n", d->name, d->sm_count,
            d->cc_major, d->cc_minor, d->peak_gb_per_s, d->runtime_version / CUDA_MAJOR,
            d->runtime_version % CUDA_MAJOR / CUDA_MINOR);
@@ -185,6 +221,10 @@ static void print_human(const struct report *r, struct pair p, const struct expe
         printf(
             "check      exact (integers the accumulator holds, or a comparison): error %s -> %s\n",
             errors, verdict);
+    else if (!isfinite(e->bound[0]) || !isfinite(e->bound[1]))
+        printf("check      |error| %s: no bound exists (depth %u times the accumulator's unit "
+               "roundoff is 1 or more) -> %s\n",
+               errors, r->depth, verdict);
     else
         printf("check      |error| %s <= bound %s (depth %u, step14_generic/README.md) -> %s\n",
                errors, bounds, r->depth, verdict);
@@ -214,7 +254,7 @@ void pair_report(struct report *r, struct pair p, const struct expectation *e,
     joined(errors, "%.9g", error, e->values);
     joined(sizes, "%.9g", size, e->values);
     joined(bounds, "%.9g", e->bound, e->values);
-    snprintf(variant, sizeof variant, "%s:%s", OP_NAMES[p.op], TYPE_NAMES[p.type]);
+    pair_name(p, variant);
     if (o->csv)
         printf("%s,%s,%zu,%s,%s,%s,%s,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%.6f,%.4f,\"%s\",%s,%s,%d.%d\n",
                r->step->name, variant, r->n, r->pattern, o->flush == FLUSH_WRITE ? "write" : "read",

@@ -1,9 +1,11 @@
-/* step14_generic's program, run as a student runs it. Without a GPU: its own options --op and
- * --type, refused with exit code 2 and a message that names the bad value; --help, which lists
- * them; a machine that shows it no GPU (exit 3). With a GPU: --check over every (op, type);
- * each pair's verdict at a prime n; the empty input's identities; a CSV row with two values;
- * and document 001's dot product with its launch and its CPU finish. Without a GPU those are
- * skipped, never passed. The tests run from the repository root after `make` (`make test`
+/* step14_generic's program, run as a student runs it. Without a GPU: its own options --op,
+ * --type and --accumulate, refused with exit code 2 and a message that names the bad value;
+ * --help, which lists them; a machine that shows it no GPU (exit 3). With a GPU: --check over
+ * every (op, type), and over half and bf16 alone; each pair's verdict at a prime n; the empty
+ * input's identities; a CSV row with two values; document 001's dot product with its launch
+ * and its CPU finish; half and bf16 sums exact while the data allow; and a bf16 sum kept in
+ * bf16, exact as a tree of equal terms and stuck as a long chain. Without a GPU those are
+ * skipped with a message that names step14, never passed. The tests run from the repository root after `make` (`make test`
  * does both). */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -22,7 +24,7 @@ extern char **environ;
 
 static const char PROGRAM[] = "./step14_generic/run";
 static const char *const OPS[] = {"sum", "min", "max", "sumsq", "dot"};
-static const char *const TYPES[] = {"int", "float", "double"};
+static const char *const TYPES[] = {"int", "float", "double", "half", "bf16"};
 enum { OP_COUNT = sizeof OPS / sizeof OPS[0], TYPE_COUNT = sizeof TYPES / sizeof TYPES[0] };
 /* An empty CUDA_VISIBLE_DEVICES hides every GPU, so these paths run the same anywhere. */
 static const char HIDE_EVERY_GPU[] = "CUDA_VISIBLE_DEVICES=";
@@ -30,10 +32,11 @@ static const char CHECK_PASSED[] = "check: all ";
 static const char CSV_HEADER[] =
     "step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,"
     "gb_per_s,peak_pct,cub_ms_median,ratio_to_cub,kernel,finish,device,cuda";
-/* Below the real count (15 pairs on each integer case, 10 on each real-valued one: 183,330
- * on the matrix of common/check.c), far above a matrix that ran one pair: a --check that
- * skipped most pairs fails. */
-enum { FEWEST_CHECK_CASES = 100000 };
+/* Below the real count (25 pairs on each integer case; on the real-valued ones 20 for real and
+ * normal, 15 for wide and cancel, which half does not take: 306,050 on the matrix of
+ * common/check.c), far above a matrix that ran one pair: a --check that skipped most pairs
+ * fails. One low-precision type alone: 5 pairs on each integer case (about 59,000 of them). */
+enum { FEWEST_CHECK_CASES = 100000, FEWEST_ONE_TYPE_CASES = 50000 };
 enum { MAX_WORDS = 16, LINE = 512, CHECK_TIMEOUT_S = 1800, RUN_TIMEOUT_S = 600 };
 
 enum gpus { GPUS_SHOWN, GPUS_HIDDEN };
@@ -133,6 +136,16 @@ static const char *line_at(const char *text, int index, char *line)
     return line;
 }
 
+/* Field `index` (0: the first) of a CSV line, into field[LINE]. */
+static const char *field_at(const char *line, int index, char *field)
+{
+    for (int i = 0; i < index && line != NULL; i++)
+        line = strchr(line, ',') ? strchr(line, ',') + 1 : NULL;
+    snprintf(field, LINE, "%.*s", line ? (int)strcspn(line, ",") : 0, line ? line : "");
+    return field;
+}
+enum { CSV_ERROR = 7, CSV_BOUND = 8, CSV_OK = 9 }; /* columns of CSV_HEADER */
+
 /* ---- without a GPU ------------------------------------------------------------------------ */
 
 Test(step14, help_lists_op_and_type_with_their_values)
@@ -148,6 +161,9 @@ Test(step14, help_lists_op_and_type_with_their_values)
         cr_expect(strstr(o.out, OPS[k]) != NULL, "--help lacks %s:\n%s", OPS[k], o.out);
     for (int k = 0; k < TYPE_COUNT; k++)
         cr_expect(strstr(o.out, TYPES[k]) != NULL, "--help lacks %s:\n%s", TYPES[k], o.out);
+    cr_expect(strstr(o.out, "--accumulate A") != NULL &&
+                  strstr(o.out, "half and bf16 sums in float"),
+              "--help does not say how half and bf16 accumulate:\n%s", o.out);
     cr_expect(strstr(o.out, "--finish") != NULL && strstr(o.out, "--blocks") != NULL,
               "--help lacks document 001's --finish or --blocks:\n%s", o.out);
     cr_expect_str_empty(o.err, "--help: stderr: %s", o.err);
@@ -156,7 +172,7 @@ Test(step14, help_lists_op_and_type_with_their_values)
 
 /* A bad command line, and what the message must quote. */
 struct bad_line {
-    const char *words[5];
+    const char *words[7];
     const char *named;
 };
 static const struct bad_line BAD_LINES[] = {
@@ -165,7 +181,13 @@ static const struct bad_line BAD_LINES[] = {
     {{"--op="}, "''"},
     {{"--op"}, "'--op'"},
     {{"--type", "long"}, "'long'"},
-    {{"--type", "half"}, "'half'"},
+    {{"--type", "fp16"}, "'fp16'"},
+    {{"--type", "half", "--pattern", "wide"}, "'wide'"},
+    {{"--type", "half", "--pattern", "cancel"}, "'cancel'"},
+    {{"--accumulate", "double"}, "'double'"},
+    {{"--accumulate", "input"}, "--accumulate input"},
+    {{"--op", "dot", "--type", "bf16", "--accumulate", "input"}, "--accumulate input"},
+    {{"--check", "--type", "half", "--accumulate", "input"}, "--accumulate input"},
     {{"--type"}, "'--type'"},
     {{"--op", "dot", "--type", "char"}, "'char'"},
     {{"--type", "int", "--pattern", "real"}, "'real'"},
@@ -272,7 +294,8 @@ Test(step14, an_empty_input_gives_each_identity, .timeout = RUN_TIMEOUT_S)
     } EMPTY[] = {{"sum", "int", "result=0 "},           {"sumsq", "float", "result=0;0 "},
                  {"dot", "double", "result=0 "},        {"min", "int", "result=2147483647 "},
                  {"max", "int", "result=-2147483648 "}, {"min", "float", "result=inf "},
-                 {"max", "double", "result=-inf "}};
+                 {"max", "double", "result=-inf "},     {"min", "half", "result=inf "},
+                 {"dot", "bf16", "result=0 "}};
     require_gpu();
     for (size_t e = 0; e < sizeof EMPTY / sizeof EMPTY[0]; e++) {
         struct outcome o = RUN(GPUS_SHOWN, "--op", EMPTY[e].op, "--type", EMPTY[e].type, "-n", "0",
@@ -327,4 +350,88 @@ Test(step14, document_001s_dot_product_runs_with_its_launch_and_cpu_finish,
               "not the kernel and finish that ran:\n%s", o.out);
     cr_expect(strstr(o.out, "-> CORRECT") != NULL, "the verdict:\n%s", o.out);
     outcome_free(&o);
+}
+
+/* --check of one low-precision type: its five operators on every case it takes. */
+static void expect_check_of_one_type_passes(const char *type)
+{
+    struct outcome o = RUN(GPUS_SHOWN, "--check", "--type", type);
+    const char *summary = strstr(o.out, CHECK_PASSED);
+    long cases = summary != NULL ? strtol(summary + strlen(CHECK_PASSED), NULL, 10) : 0;
+    cr_expect_eq(o.exit_code, EXIT_CORRECT, "--check --type %s: exit %d\n%s%s", type, o.exit_code,
+                 o.out, o.err);
+    cr_expect_geq(cases, FEWEST_ONE_TYPE_CASES, "--check --type %s: only %ld cases:\n%s", type,
+                  cases, o.out);
+    cr_expect(strstr(o.out, "FAILED") == NULL, "--check --type %s: failing cases:\n%s", type,
+              o.out);
+    outcome_free(&o);
+}
+
+Test(step14, check_passes_for_half, .timeout = CHECK_TIMEOUT_S)
+{
+    require_gpu();
+    expect_check_of_one_type_passes("half");
+}
+
+Test(step14, check_passes_for_bf16, .timeout = CHECK_TIMEOUT_S)
+{
+    require_gpu();
+    expect_check_of_one_type_passes("bf16");
+}
+
+/* uniform (integers 0..99, exact in half and bf16) summed in float: exact while sum|x| <= 2^24
+ * (2^16 elements: about 3.2e6), within a non-zero bound beyond (2^20: about 5.2e7). */
+Test(step14, half_and_bf16_sums_are_exact_while_the_float_sum_is, .timeout = RUN_TIMEOUT_S)
+{
+    static const char *const LOW[] = {"half", "bf16"};
+    char line[LINE], start[LINE], error[LINE], bound[LINE], ok[LINE];
+    require_gpu();
+    for (int t = 0; t < 2; t++) {
+        struct outcome o = RUN(GPUS_SHOWN, "--csv", "--type", LOW[t], "--no-cub", "-n",
+                               "2^16..2^20");
+        cr_expect_eq(o.exit_code, EXIT_CORRECT, "%s: exit %d\n%s", LOW[t], o.exit_code, o.err);
+        cr_expect_eq(count_lines(o.out), 6, "%s: a header and five rows:\n%s", LOW[t], o.out);
+        snprintf(start, sizeof start, "step14,sum:%s,65536,uniform,", LOW[t]);
+        line_at(o.out, 1, line);
+        cr_expect(strncmp(line, start, strlen(start)) == 0 &&
+                      strcmp(field_at(line, CSV_ERROR, error), "0") == 0 &&
+                      strcmp(field_at(line, CSV_BOUND, bound), "0") == 0 &&
+                      strcmp(field_at(line, CSV_OK, ok), "1") == 0,
+                  "%s at 2^16: not exact (error 0, bound 0, ok 1): %s", LOW[t], line);
+        line_at(o.out, 5, line);
+        cr_expect(strtod(field_at(line, CSV_BOUND, bound), NULL) > 0 &&
+                      strcmp(field_at(line, CSV_OK, ok), "1") == 0,
+                  "%s at 2^20: not within a non-zero bound: %s", LOW[t], line);
+        outcome_free(&o);
+    }
+}
+
+/* 2^20 ones summed in bf16 (8 significant bits: every integer up to 256, then every other).
+ * 512 blocks of 256 threads give each thread 8 ones, and from there on every addition adds
+ * two equal powers of two: exact. One block of 32 threads gives each thread 8192 rounds of
+ * 4 ones: its sum grows by 4 until 1024, where the spacing of bf16 is 8 and 1024 + 4 is a
+ * tie that rounds back to 1024 (even); 32 lanes of 1024 make 32768. No bound exists there
+ * (its depth, 8204, times 2^-8 is above 1), so the run says WRONG. */
+Test(step14, a_bf16_accumulator_is_exact_as_a_tree_and_stalls_as_a_chain, .timeout = RUN_TIMEOUT_S)
+{
+    static const char START[] = "step14 sum:bf16:accumulate-input n=1048576 pattern=ones ";
+    require_gpu();
+    struct outcome tree = RUN(GPUS_SHOWN, "--type", "bf16", "--accumulate", "input", "--pattern",
+                              "ones", "-n", "2^20", "--blocks", "512", "--threads", "256",
+                              "--quiet", "--no-cub");
+    cr_expect_eq(tree.exit_code, EXIT_CORRECT, "the tree: exit %d\n%s%s", tree.exit_code, tree.out,
+                 tree.err);
+    cr_expect(strncmp(tree.out, START, strlen(START)) == 0 &&
+                  strstr(tree.out, "result=1048576 expected=1048576 CORRECT\n") != NULL,
+              "the tree of equal terms is not exact:\n%s", tree.out);
+    outcome_free(&tree);
+    struct outcome chain = RUN(GPUS_SHOWN, "--type", "bf16", "--accumulate", "input", "--pattern",
+                               "ones", "-n", "2^20", "--blocks", "1", "--threads", "32",
+                               "--no-cub");
+    cr_expect_eq(chain.exit_code, EXIT_WRONG, "the chain: exit %d\n%s%s", chain.exit_code,
+                 chain.out, chain.err);
+    cr_expect(strstr(chain.out, "result     32768   expected 1048576") != NULL,
+              "the chain did not stall at 32 x 1024:\n%s", chain.out);
+    cr_expect(strstr(chain.out, "no bound exists") != NULL, "the check line:\n%s", chain.out);
+    outcome_free(&chain);
 }
