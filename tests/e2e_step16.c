@@ -341,7 +341,7 @@ Test(step16, no_gpu_exits_3)
 
 Test(step16_gpu, check_passes_for_every_kernel_and_type, .timeout = 1800)
 {
-    require_gpu();
+    require_gpu("step16_rows");
     struct finished f = RUN(GPUS_VISIBLE, "--check");
     cr_expect_eq(f.exit_code, EXIT_CORRECT, "exit %d", f.exit_code);
     cr_expect(strstr(f.out, "check: all ") != NULL, "%s", f.out);
@@ -356,7 +356,7 @@ Test(step16_gpu, every_kernel_is_right_on_every_shape_class)
                                          "3x1000003", "0x5",      "5x0"};
     static const char *const KERNELS[] = {"warp", "block", "split", "auto"};
     static const char *const TYPES[] = {"float", "bf16"};
-    require_gpu();
+    require_gpu("step16_rows");
     for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++)
         for (size_t k = 0; k < sizeof KERNELS / sizeof KERNELS[0]; k++)
             for (size_t t = 0; t < sizeof TYPES / sizeof TYPES[0]; t++) {
@@ -382,7 +382,7 @@ Test(step16_gpu, auto_launches_the_kernel_the_chooser_picks)
     } CASES[] = {{"1048576x32", "float", "warp"}, {"4096x257", "float", "block"},
                  {"4096x512", "bf16", "warp"},    {"64x16384", "float", "block"},
                  {"16x16385", "float", "split"},  {"1x33554432", "bf16", "split"}};
-    require_gpu();
+    require_gpu("step16_rows");
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         struct matrix_shape s;
         cr_assert(shape_parse(CASES[i].shape, &s));
@@ -402,7 +402,7 @@ Test(step16_gpu, auto_launches_the_kernel_the_chooser_picks)
 /* --csv: the header, then one row whose columns say what ran and that no row was wrong. */
 Test(step16_gpu, csv_row_names_the_kernel_shape_and_both_cub_timings)
 {
-    require_gpu();
+    require_gpu("step16_rows");
     struct finished f = RUN(GPUS_VISIBLE, "-n", "1000x1025", "--csv", "--iters", "3");
     const char *cursor = f.out;
     char header[LINE], row[LINE];
