@@ -3,8 +3,9 @@
  * The mistake: `int i = blockIdx.x * blockDim.x + t`. Below 2^31 elements nothing shows; from
  * element 2^31 on the index wraps to a negative int, which compared with the size_t n becomes
  * a huge number: those elements are read as 0. --check stops at 2^25 + 1 and passes.
- * The checker must say: wrong result at n = 2147483649 with --pattern onehot:last (the index
- * wraps past 2^31), where the GPU has the memory; "skipped: needs ... GiB" where it has not. */
+ * The checker must say: 64-bit index: wrong at n = 4294967296 with --pattern onehot:last (the
+ * index wraps past 2^31), where the GPU has the memory; "not checked: 64-bit index at
+ * n = 4294967296: needs ... GiB", and no pass, where it has not. */
 #include "reduce.h"
 
 __global__ void reduce_strided_index(const float *in, size_t n, float *block_sums)

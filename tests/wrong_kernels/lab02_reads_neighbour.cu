@@ -38,13 +38,16 @@ __global__ void reduce_first_add(const float *in, size_t n, float *block_sums)
 }
 
 extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
-                                     unsigned threads, int variant)
+                                     unsigned threads, int variant, struct launched *launched)
 {
     size_t shared_bytes = threads * sizeof(float);
-    if (variant == VARIANT_PLAN_A)
+    if (variant == VARIANT_PLAN_A) {
+        launched->kernel = "reduce_first_add<true>";
         reduce_first_add<true><<<blocks, threads, shared_bytes>>>(in, n, block_sums);
-    else
+    } else {
+        launched->kernel = "reduce_first_add<false>";
         reduce_first_add<false><<<blocks, threads, shared_bytes>>>(in, n, block_sums);
+    }
     return cudaGetLastError();
 }
 

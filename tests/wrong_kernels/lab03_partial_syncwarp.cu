@@ -91,19 +91,26 @@ __global__ void reduce_unroll_warp(const float *in, size_t n, float *block_sums)
 
 typedef void (*block_kernel)(const float *in, size_t n, float *block_sums);
 
+/* A kernel and its name as the source spells it: what the report names. */
+struct named_kernel {
+    block_kernel kernel;
+    const char *name;
+};
 /* Indexed by the variant: the order of enum last_warp and of host.c's variants. */
-static const block_kernel KERNELS_BY_VARIANT[] = {
-    reduce_unroll_warp<LAST_WARP_SYNCWARP>,
-    reduce_unroll_warp<LAST_WARP_VOLATILE>,
-    reduce_unroll_warp<LAST_WARP_WRONG_LOOP>,
-    reduce_unroll_warp<LAST_WARP_WRONG_UNROLLED>,
+static const struct named_kernel KERNELS_BY_VARIANT[] = {
+    {KERNEL_AND_NAME(reduce_unroll_warp<LAST_WARP_SYNCWARP>)},
+    {KERNEL_AND_NAME(reduce_unroll_warp<LAST_WARP_VOLATILE>)},
+    {KERNEL_AND_NAME(reduce_unroll_warp<LAST_WARP_WRONG_LOOP>)},
+    {KERNEL_AND_NAME(reduce_unroll_warp<LAST_WARP_WRONG_UNROLLED>)},
 };
 enum { VARIANT_COUNT = sizeof KERNELS_BY_VARIANT / sizeof KERNELS_BY_VARIANT[0] };
 
 extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
-                                     unsigned threads, int variant)
+                                     unsigned threads, int variant, struct launched *launched)
 {
     if (variant < 0 || variant >= VARIANT_COUNT) return cudaErrorInvalidValue;
-    KERNELS_BY_VARIANT[variant]<<<blocks, threads, threads * sizeof(float)>>>(in, n, block_sums);
+    const struct named_kernel *chosen = &KERNELS_BY_VARIANT[variant];
+    launched->kernel = chosen->name;
+    chosen->kernel<<<blocks, threads, threads * sizeof(float)>>>(in, n, block_sums);
     return cudaGetLastError();
 }

@@ -79,17 +79,22 @@ typedef void (*block_kernel)(const float *in, size_t n, float *block_sums);
 struct instantiation {
     unsigned block_size;
     block_kernel kernel;
+    const char *name;
 };
+#define INSTANCE(size)                                                                             \
+    {                                                                                              \
+        size, KERNEL_AND_NAME(reduce_shuffle<size>)                                                \
+    }
 static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
-    {32, reduce_shuffle<32>},   {64, reduce_shuffle<64>},   {128, reduce_shuffle<128>},
-    {256, reduce_shuffle<256>}, {512, reduce_shuffle<512>}, {1024, reduce_shuffle<1024>},
+    INSTANCE(32), INSTANCE(64), INSTANCE(128), INSTANCE(256), INSTANCE(512), INSTANCE(1024),
 };
 
 extern "C" cudaError_t reduce_blocks(const float *in, size_t n, float *block_sums, unsigned blocks,
-                                     unsigned threads)
+                                     unsigned threads, struct launched *launched)
 {
     for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
         if (instance.block_size != threads) continue;
+        launched->kernel = instance.name;
         instance.kernel<<<blocks, threads>>>(in, n, block_sums);
         return cudaGetLastError();
     }

@@ -118,17 +118,24 @@ __global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in,
 typedef void (*block_kernel)(const float *in, size_t n, float *block_sums, unsigned *ticket_counter,
                              float *total);
 
+/* A kernel, its name, and how its blocks' sums become the total: what the report names. */
+struct named_kernel {
+    block_kernel kernel;
+    const char *name, *finish;
+};
 /* One instantiation per block size that host.c accepts, for each variant. */
 struct instantiation {
     unsigned block_size;
-    block_kernel by_variant[3];
+    struct named_kernel by_variant[3];
 };
 #define VARIANTS(size)                                                                             \
     {                                                                                              \
         size,                                                                                      \
         {                                                                                          \
-            reduce_last_block<size, VARIANT_FENCE>, reduce_last_block<size, VARIANT_ATOMIC_REF>,   \
-                reduce_last_block<size, VARIANT_ATOMIC_ADD>                                        \
+            {KERNEL_AND_NAME(reduce_last_block<size, VARIANT_FENCE>), "fence ticket"},             \
+                {KERNEL_AND_NAME(reduce_last_block<size, VARIANT_ATOMIC_REF>),                     \
+                 "atomic_ref ticket"},                                                             \
+                {KERNEL_AND_NAME(reduce_last_block<size, VARIANT_ATOMIC_ADD>), "atomicAdd"},       \
         }                                                                                          \
     }
 static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
@@ -137,12 +144,15 @@ static const struct instantiation KERNELS_BY_BLOCK_SIZE[] = {
 
 extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                             unsigned *ticket_counter, float *total, unsigned blocks,
-                                            unsigned threads, int variant)
+                                            unsigned threads, int variant,
+                                            struct launched *launched)
 {
     if (variant < VARIANT_FENCE || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
     for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
         if (instance.block_size != threads) continue;
-        instance.by_variant[variant]<<<blocks, threads>>>(in, n, block_sums, ticket_counter, total);
+        const struct named_kernel *chosen = &instance.by_variant[variant];
+        *launched = {chosen->name, chosen->finish};
+        chosen->kernel<<<blocks, threads>>>(in, n, block_sums, ticket_counter, total);
         return cudaGetLastError();
     }
     return cudaErrorInvalidConfiguration;
