@@ -4,38 +4,23 @@
 
 enum { MOST_SCRATCHES = 64 };
 
-/* Each scratch that a launch has used: its ticket counter (the scratch's name), the stream of
- * its latest launch and, for a stream other than the legacy default one, an event recorded
- * after that launch. The legacy default stream is asked whether it is idle instead, so that a
- * program that launches only there (steps 12 and 13) times its kernels with nothing beside
- * them. One host thread at a time: the lock is held from the claim to the release. */
+/* Each scratch that a launch has used: its ticket counter (the scratch's name), the stream and
+ * device of its latest launch, and an event recorded after that launch (an event costs the
+ * stream nothing: a launch timed between two others is timed the same). One host thread at a
+ * time: the lock is held from the claim to the release. */
 struct scratch_use {
     const void *ticket_counter;
     cudaStream_t stream;
-    cudaEvent_t after; /* NULL: the latest launch was on the legacy default stream */
+    cudaEvent_t after;
     int device;
 };
 static struct scratch_use uses[MOST_SCRATCHES];
 static pthread_mutex_t uses_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static bool legacy(cudaStream_t stream)
-{
-    return stream == 0 || stream == cudaStreamLegacy;
-}
-
-/* Whether the latest launch on this scratch may still run: cudaErrorNotReady, or an error.
- * Each device has its own legacy default stream: the one that launch went to is asked. */
+/* Whether the latest launch on this scratch may still run: cudaErrorNotReady, or an error. */
 static cudaError_t still_running(const struct scratch_use *use)
 {
-    int current = 0;
-    if (use->after != NULL) return cudaEventQuery(use->after);
-    cudaError_t status = cudaGetDevice(&current);
-    if (status != cudaSuccess) return status;
-    if (current == use->device) return cudaStreamQuery(cudaStreamLegacy);
-    status = cudaSetDevice(use->device);
-    cudaError_t idle = status == cudaSuccess ? cudaStreamQuery(cudaStreamLegacy) : status;
-    status = cudaSetDevice(current);
-    return status == cudaSuccess ? idle : status;
+    return use->after != NULL ? cudaEventQuery(use->after) : cudaSuccess;
 }
 
 /* Launches on one stream of one device run in the order they were enqueued. */
@@ -89,13 +74,13 @@ cudaError_t scratch_release(const void *ticket_counter, cudaStream_t stream, cud
     cudaError_t status = launch;
     int device = 0;
     if (status == cudaSuccess) status = cudaGetDevice(&device);
-    if (status == cudaSuccess && use->after != NULL && (legacy(stream) || use->device != device)) {
-        status = cudaEventDestroy(use->after); /* made on another device, or not needed now */
+    if (status == cudaSuccess && use->after != NULL && use->device != device) {
+        status = cudaEventDestroy(use->after); /* an event records on its own device only */
         use->after = NULL;
     }
-    if (status == cudaSuccess && !legacy(stream) && use->after == NULL)
+    if (status == cudaSuccess && use->after == NULL)
         status = cudaEventCreateWithFlags(&use->after, cudaEventDisableTiming);
-    if (status == cudaSuccess && use->after != NULL) status = cudaEventRecord(use->after, stream);
+    if (status == cudaSuccess) status = cudaEventRecord(use->after, stream);
     if (status == cudaSuccess)
         *use = (struct scratch_use){ticket_counter, stream, use->after, device};
     pthread_mutex_unlock(&uses_lock);
