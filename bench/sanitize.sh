@@ -61,6 +61,8 @@ run_case() {
     [ "$variant" = - ] || arguments+=(--variant "$variant")
     # shellcheck disable=SC2206 # extra holds words such as "--op dot --type double"
     [ -z "$extra" ] || arguments+=($extra)
+    # step15 on one GPU, whatever the machine has: the same runs, and the same reports, everywhere
+    [[ " ${NCCL_STEPS[*]} " != *" $(short_name "$directory") "* ]] || arguments+=(--gpus 1)
     "$sanitizer" --tool "$tool" --error-exitcode "$ERROR_EXIT" "$directory/run" "${arguments[@]}" \
         >"$work/$index.log" 2>&1
     echo "$?" >"$work/$index.status"
@@ -229,7 +231,7 @@ main() {
              "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)," \
              "$(date -u +%Y-%m-%d)"
         echo "run: compute-sanitizer --tool TOOL --error-exitcode $ERROR_EXIT stepNN/run -n N" \
-             "${ONE_RUN_ARGS[*]} [--variant V]"
+             "${ONE_RUN_ARGS[*]} [--variant V] (step15 with --gpus 1)"
         echo "nccl-probe: every error reported is NCCL's start-up call of cudaFuncGetAttributes" \
              "on a kernel with no image for this GPU (cudaErrorNoKernelImageForDevice), which NCCL" \
              "handles; no hazard; verdict CORRECT"
