@@ -101,6 +101,8 @@ bwrap_options() {   # WORK
     printf '%s\0' --unshare-user --uid "$NOBODY" --gid "$NOBODY" --cap-drop ALL \
         --unshare-pid --unshare-ipc --unshare-net --unshare-uts --die-with-parent --new-session \
         --ro-bind / / --dev-bind /dev /dev --tmpfs /dev/shm --proc /proc --tmpfs /tmp
+    # the repository again, read-only, should it lie under /tmp (a clone made there)
+    printf '%s\0' --ro-bind "$LAB_ROOT" "$LAB_ROOT"
     while IFS= read -r hidden; do printf '%s\0' --tmpfs "$hidden"; done < <(
         printf '%s\n' "$SUBMISSIONS" "$LOGS" "$SCRATCH" | awk '{print length, $0}' | sort -n | cut -d' ' -f2-)
     for file in "${ROW_FILES[@]}"; do
