@@ -23,16 +23,41 @@ DATE_COLUMN = bench_csv.DATE
 
 
 def merge(out, date, inputs):
+    """Writes the new rows to `out`, after the rows already there that they do not replace: a
+    row is replaced by a new one of the same step, variant, n, flush and device, so that each
+    card keeps its own rows and a partial run updates only what it measured."""
     rows = []
     for path in inputs:
-        rows += bench_csv.read(path, PROGRAM, bench_csv.STEP_COLUMNS)
+        rows += [[row[c] for c in bench_csv.STEP_COLUMNS] + [date]
+                 for row in bench_csv.read(path, PROGRAM, bench_csv.STEP_COLUMNS)]
+    measured = {key_of(dict(zip(bench_csv.COLUMNS, row))) for row in rows}
+    kept = [row for row in earlier_rows(out)
+            if key_of(dict(zip(bench_csv.COLUMNS, row))) not in measured]
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     with open(out, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(bench_csv.COLUMNS)
-        for row in rows:
-            writer.writerow([row[c] for c in bench_csv.STEP_COLUMNS] + [date])
-    print(f"{PROGRAM}: wrote {len(rows)} rows to {out}", file=sys.stderr)
+        writer.writerows(kept + rows)
+    print(f"{PROGRAM}: wrote {len(rows)} rows to {out}, kept {len(kept)} of other runs",
+          file=sys.stderr)
+
+
+def key_of(row):
+    return (row["step"], row["variant"], row["n"], row.get("flush") or bench_csv.READ_FLUSH,
+            row["device"])
+
+
+def earlier_rows(path):
+    """The rows `path` holds now, in today's columns (a column it lacks is NOT_RECORDED)."""
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="", encoding="utf-8") as handle:
+        return [[row.get(c) or default(c) for c in bench_csv.COLUMNS]
+                for row in csv.DictReader(handle)]
+
+
+def default(column):
+    return bench_csv.READ_FLUSH if column == bench_csv.FLUSH else bench_csv.NOT_RECORDED
 
 
 def aligned(header, body, left=1):

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The time of labs/grade.sh over a class: a folder of 30 lab04 submissions, right and wrong,
-# graded one at a time as an instructor grades them (docs/instructors.md, "Grading a class").
+# graded as an instructor grades them (docs/instructors.md, "Grading a class"), on one GPU.
 #
 #   bash bench/grade_time.sh [FILE]     (default FILE: docs/results/2026-11-27/grade_time.txt)
+#   GRADE_JOBS=4 bash bench/grade_time.sh   submissions graded at once (grade.sh -j; default 1)
 #
 # The class: 16 copies of step08's own kernel (right), the lab's starter twice (its holes
 # empty: wrong), one file that does not compile, and the six kernels of
@@ -23,6 +24,8 @@ RIGHT_COPIES=16
 STARTER_COPIES=2
 WRONG_TWICE=5          # the first five wrong kernels (by name) are handed in twice
 out=${1:-docs/results/2026-11-27/grade_time.txt}
+jobs=${GRADE_JOBS:-1}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die 2 "GRADE_JOBS must be a positive number, not '$jobs'"
 
 if ! nvidia-smi -L >/dev/null 2>&1; then die 3 "no GPU (nvidia-smi sees none)"; fi
 make -s --no-print-directory "$LAB" "$STEP" || die 1 "make $LAB $STEP failed"
@@ -40,9 +43,9 @@ for kernel in "${wrong[@]:0:WRONG_TWICE}"; do cp "$kernel" "$class/$(basename "$
 count=$(find "$class" -name '*.cu' | wc -l)
 [ "$count" -eq 30 ] || die 1 "the class has $count submissions, not 30 (tests/wrong_kernels/$LAB_*.cu changed?)"
 
-note "grading $count submissions of $LAB (logs in $scratch/logs); this takes minutes"
+note "grading $count submissions of $LAB, $jobs at a time (logs in $scratch/logs); this takes minutes"
 start=$(date +%s.%N)
-labs/grade.sh -o "$scratch/grades.csv" --logs "$scratch/logs" "$class" "$LAB" >/dev/null 2>"$scratch/progress.txt"
+CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} labs/grade.sh -j "$jobs" -o "$scratch/grades.csv" --logs "$scratch/logs" "$class" "$LAB" >/dev/null 2>"$scratch/progress.txt"
 status=$?
 seconds=$(awk -v start="$start" -v end="$(date +%s.%N)" 'BEGIN {printf "%.0f", end - start}')
 [ "$status" -eq 0 ] || { tail -n 5 "$scratch/progress.txt" >&2; die 1 "labs/grade.sh exited with $status"; }
@@ -51,11 +54,11 @@ passed=$(awk -F, 'NR > 1 && $2 == 1' "$scratch/grades.csv" | wc -l)
 mkdir -p "$(dirname "$out")"
 {
     echo "# labs/grade.sh over a class of $count $LAB submissions, one at a time"
-    echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)"
+    echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader -i "${CUDA_VISIBLE_DEVICES:-0}" | head -n 1) (one GPU)"
     echo "driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1)"
     echo "cuda: $(nvcc --version | grep -oE 'release [0-9.]+' | head -n 1)"
     echo "date: $(utc_now)"
-    echo "command: labs/grade.sh -o grades.csv --logs logs $LAB $LAB"
+    echo "command: labs/grade.sh -j $jobs -o grades.csv --logs logs $LAB $LAB"
     echo "isolation: $(awk -F, 'NR == 2 {print $12}' "$scratch/grades.csv")"
     echo "submissions: $count ($RIGHT_COPIES right copies of $STEP/reduce.cu, $STARTER_COPIES starters, 1 not compiling, ${#wrong[@]} wrong kernels, $WRONG_TWICE of them twice)"
     echo "passed: $passed"

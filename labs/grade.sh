@@ -37,7 +37,10 @@
 #   x_reference and x_cub: how many times as fast as the step's own kernel and as CUB (above
 #   1: faster). isolation: bwrap, user nobody, or none.
 # One submission at a time on the GPU unless -j N asks for N at once (the times then disturb
-# each other; the runs at n = 2^32, about 17 GiB of GPU memory each, still take turns). A kernel that hangs costs about two minutes: grading stops its --check after
+# each other; the runs at n = 2^32, about 17 GiB of GPU memory each, still take turns). With
+# several GPUs (those CUDA_VISIBLE_DEVICES names, else every GPU nvidia-smi lists), submission k
+# runs on GPU k mod their number, and the runs at n = 2^32 take turns on each GPU: -j equal to
+# the number of GPUs grades that many at once with undisturbed times. A kernel that hangs costs about two minutes: grading stops its --check after
 # LAB_CHECK_TIMEOUT = 100 s (the other runs after at most 100 s, the sanitizers after
 # 300 s); set them in the environment to change that (labs/check.sh lists them all).
 # Without a GPU every submission is still built and its compiled code read: the CSV has
@@ -58,6 +61,7 @@ ROW_FILES=()                   # where each finished row is appended
 GPU=1                          # 0: build and read only
 LOGS=                          # the logs' folder, absolute
 ISOLATION=none                 # bwrap, user, or none: how each submission runs (isolation_kind)
+GPUS=()                        # the GPUs submissions are spread over (visible_gpus)
 NOBODY=65534                   # the unprivileged user and group of the user fallback
 
 usage() {
@@ -168,6 +172,24 @@ isolate() {   # WORK
     esac
 }
 
+# The GPUs this grading may use, one per line: CUDA_VISIBLE_DEVICES's list, else every GPU
+# nvidia-smi lists (nothing without a GPU).
+visible_gpus() {
+    if [ -n "${CUDA_VISIBLE_DEVICES-}" ]; then
+        tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES"
+    elif command -v nvidia-smi >/dev/null 2>&1; then
+        nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null
+    fi
+}
+
+# Submission number INDEX on its GPU: k mod the number of GPUs, with that GPU's own lock for
+# the run at n = 2^32 (one GPU: nothing changes).
+use_gpu_of() {   # INDEX
+    [ ${#GPUS[@]} -gt 1 ] || return 0
+    local gpu=${GPUS[$((10#$1 % ${#GPUS[@]}))]}
+    export CUDA_VISIBLE_DEVICES=$gpu LAB_WIDE_LOCK=$LAB_WIDE_LOCK.gpu$gpu
+}
+
 # One submission's build in its scratch folder, isolated, with the step's objects.
 build_isolated() {   # LOG LAB WORK
     (cd "$LAB_ROOT" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
@@ -185,6 +207,7 @@ grade_one() {   # LAB INDEX STUDENT KERNEL SCRATCH LOGS
     cp "$kernel" "$work/reduce.cu"
     step=$(lab_step "$lab")
     lab_reset
+    use_gpu_of "$index"
     isolate "$work"
     lab_stage_host "$work/reduce.cu" "${kernel#"$SUBMISSIONS"/}" "$logdir" "$LAB_ROOT/labs/$lab/reduce.cu" \
         "$LAB_ROOT/$step/reduce.cu" >"$logdir/host.txt" 2>&1
@@ -263,7 +286,8 @@ main() {
         [ "$jobs" -eq 1 ] || echo "grade.sh: as the user nobody, one submission at a time (not -j $jobs)" >&2
         jobs=1
     fi
-    echo "grade.sh: ${#lines[@]} submission(s) for $lab, $jobs at a time; logs in $logs; isolation: ${ISOLATION/user/user nobody}" >&2
+    [ "$GPU" = 0 ] || mapfile -t GPUS < <(visible_gpus)
+    echo "grade.sh: ${#lines[@]} submission(s) for $lab, $jobs at a time$([ ${#GPUS[@]} -le 1 ] || echo " over GPUs ${GPUS[*]}"); logs in $logs; isolation: ${ISOLATION/user/user nobody}" >&2
     for line in "${lines[@]}"; do
         if [ "$running" -ge "$jobs" ]; then
             wait -n
