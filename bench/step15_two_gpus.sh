@@ -8,6 +8,9 @@
 #   mode,gpus, then the columns of common/report.c, then date (UTC, ISO 8601)
 # mode: one-gpu | one-process | mpirun. Then bench/step15_table.py prints the README's table.
 #   bash bench/step15_two_gpus.sh     STEP15_OUT=file.csv writes elsewhere
+#   STEP15_MODES="one-gpu one-process"   only those modes (one machine with four GPUs can run
+#                                        the mpirun rows beside them, on the other two GPUs)
+# The CSV is written as each run ends: a sweep stopped early keeps the runs it finished.
 # NCCL_NVLS_ENABLE is passed on as the environment has it (mpirun -x), never set or unset.
 # Exit status: 0; 1 a run was wrong or failed (named at the end); 2 usage; 3 no two GPUs.
 set -uo pipefail
@@ -26,6 +29,7 @@ BYTES_PER_FLOAT=4
 LARGEST_N=$((1 << 32))
 MPIRUN_LIMIT_S=600 # one mpirun over every size; a hung one is ended and named
 OUT=${STEP15_OUT:-docs/results/$(date -u +%Y-%m-%d)/step15_two_gpus.csv}
+MODES=${STEP15_MODES:-one-gpu one-process mpirun}
 
 # mpirun's words for two processes on this machine, forwarding NCCL_NVLS_ENABLE where set.
 mpirun_words() {
@@ -47,16 +51,18 @@ check_memory() {
         die 3 "n = 2^32 under mpirun needs $((GPUS * need_mib)) MiB of host memory, $host_mib MiB available"
 }
 
-# One run over every size: its CSV rows, prefixed with mode and K, appended to $rows.
+# One run over every size: its CSV rows, prefixed with mode and K, appended to OUT (its
+# header first, from the first run).
 measure() {
     local mode=$1 gpus=$2 started status
     shift 2
+    [[ " $MODES " == *" $mode "* ]] || return 0
     started=$(utc_now)
     note "$mode, $gpus GPU(s): $*"
     "$@" -n "$SIZES" --pattern "$PATTERN" --csv --no-cub >"$work/out" 2>"$work/err"
     status=$?
-    [ -s "$work/header" ] || head -n 1 "$work/out" >"$work/header"
-    sed 1d "$work/out" | sed "s/^/$mode,$gpus,/; s/\$/,$started/" >>"$rows"
+    [ -s "$OUT" ] || [ ! -s "$work/out" ] || echo "mode,gpus,$(head -n 1 "$work/out"),date" >"$OUT"
+    sed 1d "$work/out" | sed "s/^/$mode,$gpus,/; s/\$/,$started/" >>"$OUT"
     if [ "$status" -ne 0 ]; then
         sed 's/^/    | /' "$work/err" >&2
         failed+=("$mode $gpus GPU(s) ${*:2} (exit $status)")
@@ -64,7 +70,7 @@ measure() {
 }
 
 main() {
-    local variant failed=() with_mpi=true
+    local variant mode failed=() with_mpi=true
     [ $# -eq 0 ] || die 2 "no arguments (STEP15_OUT=file.csv chooses where the CSV goes)"
     require_built "$STEP"
     "$STEP/run" --gpus "$GPUS" -n 1 "${ONE_RUN_ARGS[@]}" >/dev/null 2>"$work/err" ||
@@ -73,8 +79,12 @@ main() {
     command -v mpirun >/dev/null || { note "no mpirun on PATH: the mpirun rows are left out"; with_mpi=false; }
     mpirun_words
 
-    rows=$work/rows
-    : >"$rows"
+    for mode in $MODES; do
+        [[ " one-gpu one-process mpirun " == *" $mode "* ]] ||
+            die 2 "STEP15_MODES: '$mode' is not one-gpu, one-process or mpirun"
+    done
+    mkdir -p "$(dirname "$OUT")"
+    : >"$OUT"
     measure one-gpu 1 "$STEP/run" --gpus 1
     for variant in "${VARIANTS[@]}"; do
         measure one-process "$GPUS" "$STEP/run" --gpus "$GPUS" --variant "$variant"
@@ -82,11 +92,6 @@ main() {
             measure mpirun "$GPUS" timeout "$MPIRUN_LIMIT_S" "${MPIRUN[@]}" "$STEP/run" --variant "$variant"
     done
 
-    mkdir -p "$(dirname "$OUT")"
-    {
-        echo "mode,gpus,$(cat "$work/header"),date"
-        cat "$rows"
-    } >"$OUT"
     note "wrote $OUT"
     python3 bench/step15_table.py "$OUT" --print
     [ ${#failed[@]} -eq 0 ] || die 1 "these runs failed or were wrong: ${failed[*]}"
