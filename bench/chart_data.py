@@ -75,12 +75,17 @@ def write_settings(path, values):
                 out.write(f"{name} = {gnuplot_value(value)}\n")
 
 
+def newest_device(rows):
+    """The GPU of the newest rows: the charts show the ladder as it was last measured."""
+    return max(rows, key=lambda row: row[bench_csv.DATE])["device"]
+
+
 def main(argv):
     if len(argv) != 5:
         bench_csv.fail(PROGRAM, "usage: bench/chart_data.py CSV DIRECTORY LADDER_SVG SCALING_SVG")
     csv_path, directory, ladder_svg, scaling_svg = argv[1:]
     rows = bench_csv.distinct(bench_csv.load(csv_path, PROGRAM))
-    rows = bench_csv.on_device(rows, os.environ.get("CHARTS_DEVICE"))
+    rows = bench_csv.on_device(rows, os.environ.get("CHARTS_DEVICE") or newest_device(rows))
     rows = bench_csv.with_flush(rows, bench_csv.READ_FLUSH)
     peak = bench_csv.peak_gb_per_s(rows)
     cub_ladder = bench_csv.cub_at(rows, bench_csv.LADDER_N, peak)

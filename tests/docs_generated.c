@@ -48,21 +48,22 @@ Test(docs, cited_figures_equal_their_rows, .timeout = 60)
     finished_free(&run);
 }
 
-/* step13 at 2^25 in docs/results/bench.csv: 85.00 % of the peak, 1.0659 x CUB, and 67.07 %
- * for CUB from a dirty L2 (its time beside step13's, over step13's percentage). */
+/* step13 at 2^25 in docs/results/bench.csv (its only GPU, the H200): 77.51 % of the peak,
+ * 1.0841 x CUB, and 59.03 % for CUB from a dirty L2 (its time beside step13's, over step13's
+ * percentage). */
 Test(docs, a_figure_that_differs_from_its_row_is_caught, .timeout = 60)
 {
     static const char RIGHT[] =
-        "step13 reads at 85.00 %<!-- cite docs/results/bench.csv step=step13 n=2^25 flush=read"
-        ": peak_pct --> of the peak, 1.07×<!-- cite docs/results/bench.csv step=step13 n=2^25 "
-        "flush=read: ratio_to_cub --> CUB; CUB from a dirty L2 67.07 %<!-- cite "
+        "step13 reads at 77.51 %<!-- cite docs/results/bench.csv step=step13 n=2^25 flush=read"
+        ": peak_pct --> of the peak, 1.08×<!-- cite docs/results/bench.csv step=step13 n=2^25 "
+        "flush=read: ratio_to_cub --> CUB; CUB from a dirty L2 59.03 %<!-- cite "
         "docs/results/bench.csv step=step13 n=2^25 flush=write: "
-        "peak_pct*ms_median/cub_ms_median -->, narrowest 1.02×<!-- cite docs/results/bench.csv "
+        "peak_pct*ms_median/cub_ms_median -->, narrowest 1.01×<!-- cite docs/results/bench.csv "
         "step=step13 n=2^26..2^32 flush=read: min(ratio_to_cub) -->.\n";
-    static const char WRONG[] = "CUB from a dirty L2 67.5 %<!-- cite docs/results/bench.csv "
+    static const char WRONG[] = "CUB from a dirty L2 59.5 %<!-- cite docs/results/bench.csv "
                                 "step=step13 n=2^25 flush=write: "
                                 "peak_pct*ms_median/cub_ms_median -->.\n";
-    static const char AMBIGUOUS[] = "step13 at 85.00 %<!-- cite docs/results/bench.csv "
+    static const char AMBIGUOUS[] = "step13 at 77.51 %<!-- cite docs/results/bench.csv "
                                     "step=step13 n=2^25: peak_pct -->.\n";
     char path[256];
     trial_file(path, sizeof path, "right.md", RIGHT);
@@ -72,8 +73,8 @@ Test(docs, a_figure_that_differs_from_its_row_is_caught, .timeout = 60)
 
     trial_file(path, sizeof path, "wrong.md", WRONG);
     run = generator_run("--cited", path);
-    cr_expect_eq(run.exit_code, 1, "67.5 %% passed for 67.07 %%");
-    cr_expect(strstr(run.err, "says 67.5") != NULL, "the message names the figure: %s", run.err);
+    cr_expect_eq(run.exit_code, 1, "59.5 %% passed for 59.03 %%");
+    cr_expect(strstr(run.err, "says 59.5") != NULL, "the message names the figure: %s", run.err);
     finished_free(&run);
 
     trial_file(path, sizeof path, "ambiguous.md", AMBIGUOUS);
@@ -85,20 +86,20 @@ Test(docs, a_figure_that_differs_from_its_row_is_caught, .timeout = 60)
 Test(docs, a_stale_table_is_caught, .timeout = 60)
 {
     static const char MARKER[] =
-        "<!-- generated: columns csv=docs/results/bench.csv device=\"NVIDIA H100 80GB HBM3\" "
+        "<!-- generated: columns csv=docs/results/bench.csv device=\"NVIDIA H200\" "
         "n=2^25\nheader: n ; step13 %% of peak\ncells: n ; step13: peak_pct : {:.2f}\n-->\n"
         "| n | step13 %% of peak |\n|---:|---:|\n| 2^25 | %s |\n<!-- end generated -->\n";
     char text[512], path[256];
-    snprintf(text, sizeof text, MARKER, "85.00");
+    snprintf(text, sizeof text, MARKER, "77.51");
     trial_file(path, sizeof path, "fresh.md", text);
     struct finished run = generator_run("--check", path);
     cr_expect_eq(run.exit_code, 0, "a table as make docs writes it was refused:\n%s", run.err);
     finished_free(&run);
 
-    snprintf(text, sizeof text, MARKER, "85.5");
+    snprintf(text, sizeof text, MARKER, "77.9");
     trial_file(path, sizeof path, "stale.md", text);
     run = generator_run("--check", path);
-    cr_expect_eq(run.exit_code, 1, "a table with 85.5 for 85.00 passed");
-    cr_expect(strstr(run.err, "85.00") != NULL, "the difference is shown: %s", run.err);
+    cr_expect_eq(run.exit_code, 1, "a table with 77.9 for 77.51 passed");
+    cr_expect(strstr(run.err, "77.51") != NULL, "the difference is shown: %s", run.err);
     finished_free(&run);
 }
