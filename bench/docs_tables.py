@@ -416,8 +416,8 @@ def low_precision(options, csv_path, link):
     sizes_seen = sorted({bench_csv.power_of_two_label(int(row["n"])) for row in rows})
     lines = [f"Measured on {device}, CUDA {rows[0]['cuda']}, n = {', '.join(sizes_seen)}, one run "
              f"each ([{link}]({link})). Each cell: the result, then (its "
-             "error, the result minus the exact sum / the bound the program accepts it within); "
-             "✗: the program calls it `WRONG`.",
+             "error, the result minus the exact sum / the bound the program accepts it within, 0 where "
+             "it must be exact); ✗: the program calls it `WRONG`.",
              "",
              "| pattern | input | exact sum | " + " | ".join(name for _, name in ACCUMULATIONS) + " |",
              "|---|---|---:|" + "---:|" * len(ACCUMULATIONS)]
