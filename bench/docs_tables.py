@@ -21,6 +21,10 @@ KIND is one of
            (`{:.2f} µs ({:.1f} %)`). A row the CSV lacks leaves its cell empty.
   accuracy every step's error / bound on the real-valued patterns, and the CPU sums', from
            docs/results/accuracy.csv (rows with the same cells share a line). Keys: csv, device.
+  low_precision  step14's sums of 2^20 values in float, bf16 and half (bench/low_precision.sh):
+           one row per pattern and input type, one column per accumulation (float, the input
+           type as a tree, as 32 chains); each cell the result, its error and its bound.
+           Keys: csv, device.
   options  README's options table: its `steps` column is rewritten from every step program's
            --help (the programs must be built: make); the other columns are kept.
 
@@ -361,6 +365,72 @@ def accuracy(options, csv_path):
     return "\n".join(lines)
 
 
+# ---- low_precision: step14's 16-bit sums kept in float and in their own type --------------
+
+ACCUMULATIONS = [("float", "float accumulator"), ("input-tree", "input type, tree"),
+                 ("input-chain", "input type, 32 chains")]
+EXACT_DIGITS = 9   # a result or exact sum that is not an integer: as many digits as the CSV's
+
+
+def plain_figure(text):
+    """1,048,576 for an integer, inf, or 9 significant digits: 8.49025691."""
+    value = float(text)
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value == int(value):
+        return f"{int(value):,}"
+    return f"{value:.{EXACT_DIGITS}g}"
+
+
+def low_precision_cell(row):
+    """result (error / bound), and ✗ where the program called the result WRONG."""
+    if row is None:
+        return ""
+    error = float(row["error"])
+    shown = plain_figure(row["error"]) if math.isinf(error) or error == int(error) \
+        else three_digits(error)
+    bound = float(row["bound"])
+    limit = "no bound" if math.isinf(bound) else three_digits(bound)
+    wrong = "" if int(row["ok"]) == 1 else " ✗"
+    return f"{plain_figure(row['result'])} ({shown} / {limit}){wrong}"
+
+
+def input_type(variant):
+    """sum:bf16:accumulate-input -> bf16"""
+    return variant.split(":")[1]
+
+
+def low_precision(options, csv_path, link):
+    rows = plain_rows(csv_path)
+    device = options.get("device") or rows[0]["device"]
+    rows = [row for row in rows if row["device"] == device]
+    known = [accumulation for accumulation, _ in ACCUMULATIONS]
+    cells, order = {}, []
+    for row in rows:
+        if row["accumulation"] not in known:
+            raise ValueError(f"{csv_path}: no column for the accumulation {row['accumulation']!r}")
+        key = (row["pattern"], input_type(row["variant"]))
+        if key not in order:
+            order.append(key)
+        cells[key + (row["accumulation"],)] = row
+    sizes_seen = sorted({bench_csv.power_of_two_label(int(row["n"])) for row in rows})
+    lines = [f"Measured on {device}, CUDA {rows[0]['cuda']}, n = {', '.join(sizes_seen)}, one run "
+             f"each ([{link}]({link})). Each cell: the result, then (its "
+             "error, the result minus the exact sum / the bound the program accepts it within, 0 where "
+             "it must be exact); ✗: the program calls it `WRONG`.",
+             "",
+             "| pattern | input | exact sum | " + " | ".join(name for _, name in ACCUMULATIONS) + " |",
+             "|---|---|---:|" + "---:|" * len(ACCUMULATIONS)]
+    for pattern, kind in order:
+        found = [cells.get((pattern, kind, accumulation)) for accumulation in known]
+        exact = {row["expected"] for row in found if row}
+        if len(exact) != 1:
+            raise ValueError(f"{csv_path}: `{pattern}` in {kind} has the exact sums {sorted(exact)}")
+        lines.append(f"| `{pattern}` | {kind} | {plain_figure(exact.pop())} | "
+                     + " | ".join(low_precision_cell(row) for row in found) + " |")
+    return "\n".join(lines)
+
+
 # ---- options: README's options table against every step's --help ---------------------------
 
 OPTION = re.compile(r"^\s+(--?[\w-]+)")
@@ -487,6 +557,9 @@ def generate(path, text, bench_csv_path):
             table = columns(options, text[match.end():spec_end], csv_path)
         elif kind == "accuracy":
             table = accuracy(options, csv_path)
+        elif kind == "low_precision":
+            link = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(path)))
+            table = low_precision(options, csv_path, link)
         elif kind == "options":
             table = options_table(body)
         else:

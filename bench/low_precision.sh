@@ -12,7 +12,8 @@
 # docs/results/<today, UTC>/step14_low_precision.csv): a column `accumulation` (float,
 # input-tree, input-chain), then step14's own --csv columns. A run that exits 1 (a result
 # beyond its bound, or one with no bound at all) is a measurement like any other and is
-# kept; the script fails only when a run could not happen (exit 2 or 3).
+# kept; the script fails only when a run could not happen (exit 2 or 3), and exits 0 once
+# OUT is written.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 3
 program=low_precision
@@ -43,6 +44,15 @@ run() {
     rows=$((rows + 1))
 }
 
+# The columns that tell the story, aligned, on stdout. They all come before the kernel's name,
+# the one quoted field with commas in it, so splitting a row at its commas finds them.
+summary() {
+    awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) at[$i] = i }
+        { printf "%-12s %-26s %-8s %14s %20s %16s %14s %s\n", $at["accumulation"], $at["variant"],
+                 $at["pattern"], $at["result"], $at["expected"], $at["error"], $at["bound"], $at["ok"] }' "$1"
+}
+
 main() {
     local type pattern
     [ $# -le 1 ] || die 2 "one argument at most: the CSV to write"
@@ -59,7 +69,7 @@ main() {
         done
     done
     note "wrote $rows rows to $out"
-    column -s, -t <"$out" | cut -c1-160
+    summary "$out" || note "could not print $out; it is written"
 }
 
 main "$@"
