@@ -1,7 +1,8 @@
 /* The measured figures of the student-facing text (bench/docs_tables.py, `make docs`): every
  * generated table is what make docs writes from docs/results/, byte for byte, and every figure
- * a sentence cites equals its row to the precision printed. The checker itself is tried on a
- * table and a citation made wrong on purpose. No GPU needed (the options table reads the step
+ * a sentence cites equals its row to the precision printed; step15's two-GPU table is what
+ * bench/step15_table.py writes from the CSV its marker names. The checkers themselves are
+ * tried on a table and a citation made wrong on purpose. No GPU needed (the options table reads the step
  * programs' --help, which needs none). */
 #include <criterion/criterion.h>
 
@@ -14,11 +15,19 @@
 #include "harness.h"
 
 static const char GENERATOR[] = "bench/docs_tables.py";
+static const char STEP15_TABLE[] = "bench/step15_table.py";
 static const char TRIAL_DIRECTORY[] = "build/docs_trial";
 
 static struct finished generator_run(const char *mode, const char *file)
 {
     const char *argv[] = {"python3", GENERATOR, mode, file, NULL};
+    return program_run("/usr/bin/env", GPUS_HIDDEN, argv);
+}
+
+/* bench/step15_table.py --check on a README (NULL: step15's own). */
+static struct finished step15_table_check(const char *readme)
+{
+    const char *argv[] = {"python3", STEP15_TABLE, "--check", readme, NULL};
     return program_run("/usr/bin/env", GPUS_HIDDEN, argv);
 }
 
@@ -101,5 +110,26 @@ Test(docs, a_stale_table_is_caught, .timeout = 60)
     run = generator_run("--check", path);
     cr_expect_eq(run.exit_code, 1, "a table with 77.9 for 77.51 passed");
     cr_expect(strstr(run.err, "77.51") != NULL, "the difference is shown: %s", run.err);
+    finished_free(&run);
+}
+
+Test(docs, step15_two_gpu_table_is_what_its_csv_gives, .timeout = 60)
+{
+    struct finished run = step15_table_check(NULL);
+    cr_expect_eq(run.exit_code, 0, "run the command it names and commit step15's README:\n%s",
+                 run.err);
+    finished_free(&run);
+}
+
+Test(docs, a_stale_step15_table_is_caught, .timeout = 60)
+{
+    static const char STALE[] =
+        "<!-- STEP15_TWO_GPUS:BEGIN csv=docs/results/2026-11-27/step15_two_gpus.csv -->\n"
+        "| n | one GPU |\n|---|---:|\n| 2^32 | 3.700 |\n<!-- STEP15_TWO_GPUS:END -->\n";
+    char path[256];
+    trial_file(path, sizeof path, "step15_stale.md", STALE);
+    struct finished run = step15_table_check(path);
+    cr_expect_eq(run.exit_code, 1, "a two-GPU table that is not the CSV's passed");
+    cr_expect(strstr(run.err, "3.728") != NULL, "the difference is shown: %s", run.err);
     finished_free(&run);
 }

@@ -1,22 +1,44 @@
-#!/bin/sh
-# n = 2^32 on the GPU this runs on: step14 with every operator and type, and step00 and
-# step13 beside it. Each run must end CORRECT, or exit 3 with one line that names what the run
-# needs and what is free (not enough device memory for one copy of ...). Writes
-# memory_at_2_to_32.txt beside this script; run it from the repository root after make.
-out="$(dirname "$0")/memory_at_2_to_32.txt"
+#!/usr/bin/env bash
+# n = 2^32 on a GPU left with the free memory of an H100 80GB: hold_memory.cu (beside this
+# script) holds all of the GPU's free memory but FREE_MIB (80800 MiB), then step14 runs the
+# (op, type) pairs of RUNS at 2^32 (every op; dot, the op with two arrays, in float, double and
+# int; sum and sumsq also in double), and step13 beside them, each with --pattern ones. Each
+# run must end CORRECT with exit 0, or exit 3 with one line that names what it needs and what
+# is free. Writes memory_at_2_to_32.txt beside this script: the holder's line, nvidia-smi's
+# name, total and free memory of the GPU, then each command, the last lines of its report
+# (step14's without blank lines) and its exit code.
+#   bash docs/results/2026-11-27/memory_at_2_to_32.sh     (after make; CUDA_VISIBLE_DEVICES=N
+#                                                          picks the GPU)
+set -uo pipefail
+cd "$(dirname "$0")/../../.." || exit 3
+here=docs/results/2026-11-27
+out=$here/memory_at_2_to_32.txt
+holder=build/hold_memory
+FREE_MIB=80800      # about an H100 80GB's free memory
+HOLDER_START_S=8    # long enough to allocate and zero some 60 GiB and print its line
+STEP14_LINES=6      # the report's last lines, from the kernel or the finish down
+STEP13_LINES=4      # from the check down
+RUNS=("sum float" "sum double" "dot float" "dot double" "dot int" "sumsq double" "max int"
+    "min float")
+
+mkdir -p build
+nvcc -o "$holder" "$here/hold_memory.cu" || exit 3
 {
-    nvidia-smi --query-gpu=name,memory.total,memory.free,driver_version --format=csv
-    for op in sum min max sumsq dot; do
-        for type in int float double; do
-            echo "== ./step14/run -n 2^32 --op $op --type $type --iters 3 --warmup 1"
-            ./step14/run -n 2^32 --op "$op" --type "$type" --iters 3 --warmup 1 2>&1
-            echo "exit $?"
-        done
+    "$holder" "$FREE_MIB" &
+    holder_pid=$!
+    trap 'kill "$holder_pid" 2>/dev/null' EXIT
+    sleep "$HOLDER_START_S"
+    kill -0 "$holder_pid" 2>/dev/null || { echo "hold_memory ended before the runs" >&2; exit 3; }
+    nvidia-smi --query-gpu=name,memory.total,memory.free --format=csv -i "${CUDA_VISIBLE_DEVICES:-0}"
+    for run in "${RUNS[@]}"; do
+        read -r op type <<<"$run"
+        echo "== ./step14/run -n 2^32 --op $op --type $type --pattern ones --iters 3 --warmup 1"
+        ./step14/run -n 2^32 --op "$op" --type "$type" --pattern ones --iters 3 --warmup 1 2>&1 |
+            grep -vE '^\s*$' | tail -n "$STEP14_LINES"
+        echo "exit ${PIPESTATUS[0]}"
     done
-    for step in step00 step13; do
-        echo "== ./$step/run -n 2^32 --iters 3 --warmup 1"
-        ./$step/run -n 2^32 --iters 3 --warmup 1 2>&1
-        echo "exit $?"
-    done
+    echo "== ./step13/run -n 2^32 --pattern ones --iters 3 --warmup 1"
+    ./step13/run -n 2^32 --pattern ones --iters 3 --warmup 1 2>&1 | tail -n "$STEP13_LINES"
+    echo "exit ${PIPESTATUS[0]}"
 } >"$out"
 grep -c '^exit 0' "$out"
