@@ -564,8 +564,8 @@ def rows_torch(options, relative, csv_path):
     step16, _ = by_shape(rows, ROWS_STEP)
     source = relative + os.path.relpath(csv_path, ROOT)
     first = torch[order[0]][next(iter(torch[order[0]]))]
-    lines = [f"`torch.sum(x, dim=1)` on {first['device']} (PyTorch built for CUDA {first['cuda']}), "
-             f"{first['date'][:10]}, by `bench/torch_rows.py`: float32, uniform integers 0..99, "
+    lines = [f"`torch.sum(x, dim=1)` on {first['device']} (PyTorch built for CUDA "
+             f"{first['cuda']}), {first['date'][:10]}, by `bench/torch_rows.py`: float32, uniform integers 0..99, "
              "the L2 emptied as step16 empties it, CUDA events around each call, median of 50 "
              "runs; rows ≠ exact sum: rows whose float sum differs from the exact one (no error "
              f"bound); step16 ms: the chooser's kernel at the same shape and flush. Written by "
