@@ -27,6 +27,12 @@ KIND is one of
            Keys: csv, device.
   options  README's options table: its `steps` column is rewritten from every step program's
            --help (the programs must be built: make); the other columns are kept.
+  rows     step16's rows (docs/results/bench_rows.csv): a line per shape and type, the kernel
+           the chooser launched, and for each flush ms, % of peak, x cub::DeviceSegmentedReduce
+           and x CUB's flat sum; a figure that misses a target of bench/rows_table.py is bold.
+           Keys: csv (default docs/results/bench_rows.csv), device.
+  torch    the torch.sum(x, dim=1) rows of that CSV beside step16's at the same shape and
+           flush. Keys: csv, device.
 
 A figure in a sentence names its source in a comment right after it:
 
@@ -59,10 +65,12 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
 import bench_csv  # noqa: E402  (after the line above)
+import rows_table  # noqa: E402  (the rows step's targets)
 
 PROGRAM = "docs"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH_CSV = "docs/results/bench.csv"
+ROWS_CSV = "docs/results/bench_rows.csv"
 HARRIS_CSV = "docs/results/harris_g80.csv"
 HARRIS_SOURCE = ("Mark Harris, \"Optimizing Parallel Reduction in CUDA\", NVIDIA, 2007, "
                  "<https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf>")
@@ -524,6 +532,134 @@ def options_table(body):
     return "\n".join(out)
 
 
+# ---- rows: step16's bench rows beside CUB's segmented and flat sums ------------------------
+
+ROWS_STEP, TORCH_STEP = "step16", "torch"
+FLUSHES = [bench_csv.READ_FLUSH, bench_csv.WRITE_FLUSH]
+SHORTEST_POWER_LABEL = 4096   # 4096 and up as 2^12 (as the README's -n 2^12x2^14), below as is
+
+
+def count_label(text):
+    count = int(text)
+    return bench_csv.power_of_two_label(count) if count >= SHORTEST_POWER_LABEL else str(count)
+
+
+def shape_label(row):
+    return f"{count_label(row['rows'])} × {count_label(row['cols'])}"
+
+
+def rows_of_device(csv_path, device):
+    rows = plain_rows(csv_path)
+    if not rows:
+        raise ValueError(f"{csv_path} has no rows")
+    chosen = device or rows[0]["device"]
+    rows = [row for row in rows if row["device"] == chosen]
+    if not rows:
+        raise ValueError(f"{csv_path} has no rows of the device {chosen!r}")
+    return rows
+
+
+def by_shape(rows, step):
+    """{(rows, cols, type): {flush: row}} of one step, and those keys in the file's order."""
+    found, order = {}, []
+    for row in rows:
+        if row["step"] != step:
+            continue
+        key = (row["rows"], row["cols"], row["type"])
+        if key not in found:
+            found[key] = {}
+            order.append(key)
+        found[key].setdefault(row["flush"], row)
+    return found, order
+
+
+def bold_if(missed, text):
+    return f"**{text}**" if missed else text
+
+
+def flush_cells(row):
+    if row is None:
+        return ["", "", "", ""]
+    flat = float(row["ratio_to_flat_cub"])
+    return [f"{float(row['ms_median']):.4f}",
+            bold_if(rows_table.misses_peak(row), f"{float(row['peak_pct']):.1f} %"),
+            bold_if(rows_table.misses_ratio(row), f"{float(row['ratio_to_cub']):.2f}×"),
+            f"{flat:.2f}×" if flat > 0 else "-"]
+
+
+def rows_context(rows, relative, csv_path):
+    """The line above the table: GPU, its peak, CUDA, date, and what the columns are."""
+    measured = [row for row in rows if row["step"] == ROWS_STEP and float(row["peak_pct"]) > 0]
+    best = max(measured, key=lambda row: float(row["peak_pct"]))
+    peak = float(best["gb_per_s"]) * bench_csv.PERCENT / float(best["peak_pct"])
+    source = relative + os.path.relpath(csv_path, ROOT)
+    return (f"Measured on {best['device']} (peak {peak:.0f} GB/s), CUDA {best['cuda']}, "
+            f"{best['date'][:10]}, by `BENCH_STEPS=16 bash bench/bench.sh`: the kernel the "
+            "chooser launched, uniform integers 0..99, median of the timed runs; `read`: the L2 "
+            "emptied by reading before every run, `write`: left full of dirty lines. % of peak "
+            "counts the matrix read and the row sums written. × seg: "
+            "`cub::DeviceSegmentedReduce`'s time over step16's; × flat: the time of CUB's flat "
+            "sum of the same elements over step16's (floats only: `-` for bf16); above 1, step16 "
+            f"is faster. **Bold**: below {rows_table.TARGET_RATIO:.1f}× seg, or below "
+            f"{rows_table.TARGET_PEAK_PCT:.0f} % of peak where rows × cols ≥ 2^26 and cols ≥ "
+            f"{rows_table.LONG_ENOUGH_COLS} (the targets of `bench/rows_table.py`). Written by "
+            f"`make docs` from [{source}]({source}).")
+
+
+def rows_bench(options, relative, csv_path):
+    rows = rows_of_device(csv_path, options.get("device"))
+    found, order = by_shape(rows, ROWS_STEP)
+    if not order:
+        raise ValueError(f"{csv_path} has no {ROWS_STEP} rows")
+    header = ["rows × cols", "type", "kernel"]
+    for flush in FLUSHES:
+        header += [f"{flush}: ms", "% of peak", "× seg", "× flat"]
+    lines = [rows_context(rows, relative, csv_path), "",
+             "| " + " | ".join(header) + " |", "| --- | --- | --- |" + " ---: |" * 8]
+    for key in order:
+        by_flush = found[key]
+        first = next(iter(by_flush.values()))
+        cells = [shape_label(first), first["type"], first["kernel"]]
+        for flush in FLUSHES:
+            cells += flush_cells(by_flush.get(flush))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def rows_torch(options, relative, csv_path):
+    rows = rows_of_device(csv_path, options.get("device"))
+    torch, order = by_shape(rows, TORCH_STEP)
+    if not order:
+        raise ValueError(f"{csv_path} has no {TORCH_STEP} rows (PyTorch was not importable)")
+    step16, _ = by_shape(rows, ROWS_STEP)
+    source = relative + os.path.relpath(csv_path, ROOT)
+    first = torch[order[0]][next(iter(torch[order[0]]))]
+    lines = [f"`torch.sum(x, dim=1)` on {first['device']} (PyTorch built for CUDA "
+             f"{first['cuda']}), {first['date'][:10]}, by `bench/torch_rows.py`: float32, uniform integers 0..99, "
+             "the L2 emptied as step16 empties it, CUDA events around each call, median of 50 "
+             "runs; rows ≠ exact sum: rows whose float sum differs from the exact one (no error "
+             f"bound); step16 ms: the chooser's kernel at the same shape and flush. Written by "
+             f"`make docs` from [{source}]({source}).", "",
+             "| rows × cols | flush | torch.sum ms | GB/s | rows ≠ exact sum | step16 ms | "
+             "torch.sum ms / step16 ms |", "| --- | --- |" + " ---: |" * 5]
+    for key in order:
+        for flush in FLUSHES:
+            theirs = torch[key].get(flush)
+            if theirs is None:
+                continue
+            ours = step16.get(key, {}).get(flush)
+            ms = float(theirs["ms_median"])
+            cells = [shape_label(theirs), flush, f"{ms:.4f}", f"{float(theirs['gb_per_s']):.1f}",
+                     theirs["rows_wrong"]]
+            if ours is None:
+                cells += ["", ""]
+            else:
+                cells += [f"{float(ours['ms_median']):.4f}",
+                          f"{ms / float(ours['ms_median']):.2f}×"]
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 # ---- the files -----------------------------------------------------------------------------
 
 def markdown_files():
@@ -562,6 +698,11 @@ def generate(path, text, bench_csv_path):
             table = low_precision(options, csv_path, link)
         elif kind == "options":
             table = options_table(body)
+        elif kind in ("rows", "torch"):
+            rows_path = options.get("csv", ROWS_CSV)
+            rows_path = rows_path if os.path.isabs(rows_path) else os.path.join(ROOT, rows_path)
+            table = (rows_bench(options, relative, rows_path) if kind == "rows"
+                     else rows_torch(options, relative, rows_path))
         else:
             raise ValueError(f"{path}: no table kind {kind!r}")
         out.append(text[position:head_end] + "\n" + table + "\n")

@@ -133,3 +133,31 @@ Test(docs, a_stale_step15_table_is_caught, .timeout = 60)
     cr_expect(strstr(run.err, "3.728") != NULL, "the difference is shown: %s", run.err);
     finished_free(&run);
 }
+
+/* The rows table (kind rows) marks in bold exactly the figures that miss bench/rows_table.py's
+ * targets: 0.95x CUB's segmented sum and 80.8 % of peak at 1024 x 2^16 (2^26 elements, 2^16
+ * columns), not 1.01x and 86.7 % at 2^12 x 2^14. The table is what --check says make docs
+ * would write into an empty marker. */
+Test(docs, the_rows_table_marks_the_missed_targets, .timeout = 60)
+{
+    static const char CSV[] =
+        "step,kernel,type,rows,cols,pattern,flush,rows_wrong,ms_median,ms_min,gb_per_s,peak_pct,"
+        "cub_ms_median,ratio_to_cub,flat_cub_ms_median,ratio_to_flat_cub,device,cuda,date\n"
+        "step16,split,float,1024,65536,uniform,read,0,0.068976,0.067616,3891.78,80.84,0.065408,"
+        "0.9483,0.068288,0.9900,NVIDIA H200,13.0,2026-11-27T14:50:36Z\n"
+        "step16,block,float,4096,16384,uniform,read,0,0.064320,0.062560,4173.69,86.69,0.065040,"
+        "1.0112,0.068416,1.0637,NVIDIA H200,13.0,2026-11-27T14:50:36Z\n";
+    static const char MARKER[] = "<!-- generated: rows csv=build/docs_trial/rows.csv -->\n"
+                                 "<!-- end generated -->\n";
+    char path[256];
+    trial_file(path, sizeof path, "rows.csv", CSV);
+    trial_file(path, sizeof path, "rows.md", MARKER);
+    struct finished run = generator_run("--check", path);
+    cr_expect_eq(run.exit_code, 1, "an empty rows marker passed --check");
+    cr_expect(strstr(run.err,
+                     "| 1024 × 2^16 | float | split | 0.0690 | **80.8 %** | **0.95×** |") != NULL,
+              "the misses at 1024 x 2^16 are not in bold: %s", run.err);
+    cr_expect(strstr(run.err, "| 2^12 × 2^14 | float | block | 0.0643 | 86.7 % | 1.01× |") != NULL,
+              "a figure that meets its target is marked: %s", run.err);
+    finished_free(&run);
+}
