@@ -4,7 +4,8 @@
 # (op, type) pairs of RUNS at 2^32 (every op; dot, the op with two arrays, in float, double and
 # int; sum and sumsq also in double), and step13 beside them, each with --pattern ones. Each
 # run must end CORRECT with exit 0, or exit 3 with one line that names what it needs and what
-# is free. Writes memory_at_2_to_32.txt beside this script: the holder's line, nvidia-smi's
+# is free. The committed memory_at_2_to_32.txt holds these runs as first made, by a script of
+# the same commands. Writes memory_at_2_to_32.txt beside this script: the holder's line, nvidia-smi's
 # name, total and free memory of the GPU, then each command, the last lines of its report
 # (step14's without blank lines) and its exit code.
 #   bash docs/results/2026-11-27/memory_at_2_to_32.sh     (after make; CUDA_VISIBLE_DEVICES=N
