@@ -283,7 +283,7 @@ main() {
         chmod 700 "$logs"
         # Every submission runs as the same user: one at a time, so that none reads another's
         # scratch folder while it is graded.
-        [ "$jobs" -eq 1 ] || echo "grade.sh: as the user nobody, one submission at a time (not -j $jobs)" >&2
+        [ "$jobs" -eq 1 ] || echo "grade.sh: as the user nobody, one submission at a time (not -j $jobs; with bubblewrap, package bubblewrap, $jobs at a time)" >&2
         jobs=1
     fi
     [ "$GPU" = 0 ] || mapfile -t GPUS < <(visible_gpus)
