@@ -53,7 +53,7 @@ passed=$(awk -F, 'NR > 1 && $2 == 1' "$scratch/grades.csv" | wc -l)
 
 mkdir -p "$(dirname "$out")"
 {
-    echo "# labs/grade.sh over a class of $count $LAB submissions, one at a time"
+    echo "# labs/grade.sh over a class of $count $LAB submissions, $jobs at a time"
     echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader -i "${CUDA_VISIBLE_DEVICES:-0}" | head -n 1) (one GPU)"
     echo "driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1)"
     echo "cuda: $(nvcc --version | grep -oE 'release [0-9.]+' | head -n 1)"

@@ -286,7 +286,11 @@ main() {
         [ "$jobs" -eq 1 ] || echo "grade.sh: as the user nobody, one submission at a time (not -j $jobs; with bubblewrap, package bubblewrap, $jobs at a time)" >&2
         jobs=1
     fi
-    [ "$GPU" = 0 ] || mapfile -t GPUS < <(visible_gpus)
+    if [ "$GPU" = 1 ]; then
+        # nvidia-smi's indices are the PCI bus order; CUDA_VISIBLE_DEVICES then means the same.
+        [ -n "${CUDA_VISIBLE_DEVICES-}" ] || export CUDA_DEVICE_ORDER=PCI_BUS_ID
+        mapfile -t GPUS < <(visible_gpus)
+    fi
     echo "grade.sh: ${#lines[@]} submission(s) for $lab, $jobs at a time$([ ${#GPUS[@]} -le 1 ] || echo " over GPUs ${GPUS[*]}"); logs in $logs; isolation: ${ISOLATION/user/user nobody}" >&2
     for line in "${lines[@]}"; do
         if [ "$running" -ge "$jobs" ]; then
