@@ -45,11 +45,12 @@ COMMITTED_CSV=docs/results/bench.csv
 SUBSET_CSV=build/bench/bench.csv
 declare -A STEP_ARGUMENTS=([step14]="--op sum --type float")
 # The rows step's shapes: each class of the chooser (the warp's 8, 16, 32 lanes per row, the
-# block's sizes, split), at 2^26 elements where a row is 32 elements or more (the bandwidth
-# target), the two ends (2^20 x 1, 1 x 2^30), odd shapes, and bf16 ("SHAPE TYPE").
+# block's sizes, long rows on either side of two rows per SM), at 2^26 elements where a row is
+# 32 elements or more (the bandwidth target), the two ends (2^20 x 1, 1 x 2^30), odd shapes,
+# and bf16 ("SHAPE TYPE").
 ROWS_SHAPES=("1048576x1 float" "2097152x32 float" "1048576x64 float" "524288x128 float"
              "262144x256 float" "131072x512 float" "65536x1024 float" "16384x4096 float"
-             "4096x16384 float" "1024x65536 float" "16x4194304 float" "1x67108864 float"
+             "4096x16384 float" "1024x65536 float" "256x262144 float" "16x4194304 float" "1x67108864 float"
              "32768x32768 float" "1x1073741824 float" "1000003x33 float" "65537x1025 float"
              "4097x16385 float" "2097152x32 bf16" "65536x1024 bf16" "1x1073741824 bf16")
 ROWS_ITERS=50

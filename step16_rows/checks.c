@@ -42,7 +42,8 @@ struct checker {
     float *sums, *host_sums, *previous;
     unsigned long long *tagged_sums;
     unsigned *tickets;
-    int kernel, type; /* -1: every one */
+    int kernel, type;  /* -1: every one */
+    unsigned sm_count; /* the GPU's, for auto's pick */
     long cases, failures;
     char first_failure[512];
 };
@@ -101,7 +102,7 @@ static bool run_set(struct checker *c, const struct matrix *m, size_t offset, co
               CUDA_OK(cudaMemcpy(at, m->elements, bytes, cudaMemcpyHostToDevice));
     for (int k = 0; ok && k < KERNEL_NAMES; k++) {
         if (c->kernel >= 0 && k != c->kernel) continue;
-        struct rows_launch l = launch_plan((enum rows_kernel)k, s, m->type);
+        struct rows_launch l = launch_plan((enum rows_kernel)k, s, m->type, c->sm_count);
         unsigned depth = launch_depth(&l, s, m->type);
         for (int r = 0; ok && r < repeats; r++) {
             char what[256], line[512];
@@ -186,7 +187,8 @@ static bool run_all(struct checker *c)
 int check_rows(const struct options *options, const struct device_info *device, int kernel,
                int type)
 {
-    struct checker c = {.options = options, .kernel = kernel, .type = type};
+    struct checker c = {
+        .options = options, .kernel = kernel, .type = type, .sm_count = (unsigned)device->sm_count};
     bool ran = device_memory_fits(device, CHECK_LARGEST_ELEMENTS * sizeof(float) * 2,
                                   "--check's matrices") &&
                checker_create(&c) && run_all(&c);

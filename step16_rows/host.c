@@ -281,7 +281,8 @@ static bool cub_flat_time(const struct options *o, const struct matrix *mx, stru
 static int measure(const struct options *o, const struct device_info *device,
                    const struct choice *c)
 {
-    struct rows_launch launch = launch_plan(c->kernel, c->shape, c->type);
+    struct rows_launch launch = launch_plan(c->kernel, c->shape, c->type,
+                                            (unsigned)device->sm_count);
     struct measured m = {.depth = launch_depth(&launch, c->shape, c->type)};
     struct matrix mx = {0};
     struct timer timer = {0};

@@ -65,11 +65,14 @@ int element_parse(const char *text)
     return name_index(text, ELEMENT_NAMES_TEXT, ELEMENT_TYPES);
 }
 
-enum rows_kernel kernel_choose(struct matrix_shape shape, enum element_type type)
+enum rows_kernel kernel_choose(struct matrix_shape shape, enum element_type type, unsigned sm_count)
 {
     size_t row_bytes = shape.cols * element_bytes(type);
     if (row_bytes <= WARP_MOST_ROW_BYTES) return KERNEL_WARP;
     if (row_bytes <= BLOCK_MOST_ROW_BYTES) return KERNEL_BLOCK;
+    bool enough_rows = shape.rows >= (size_t)BLOCK_LEAST_ROWS_PER_SM * sm_count;
+    if (enough_rows && row_bytes <= (size_t)BLOCK_MOST_PASSES * BLOCK_MOST_ROW_BYTES)
+        return KERNEL_BLOCK;
     return KERNEL_SPLIT;
 }
 
@@ -89,11 +92,11 @@ static unsigned block_threads(size_t vectors)
 }
 
 struct rows_launch launch_plan(enum rows_kernel kernel, struct matrix_shape shape,
-                               enum element_type type)
+                               enum element_type type, unsigned sm_count)
 {
     size_t vectors = most_vectors(shape.cols, elements_per_vector(type));
     struct rows_launch launch = {kernel, 0, 1, 0, 0};
-    if (kernel == KERNEL_AUTO) launch.kernel = kernel_choose(shape, type);
+    if (kernel == KERNEL_AUTO) launch.kernel = kernel_choose(shape, type, sm_count);
     switch (launch.kernel) {
     case KERNEL_WARP:
         launch.threads = WARP_THREADS;

@@ -52,10 +52,16 @@ enum { SPLIT_CHUNK_VECTORS = SPLIT_THREADS * SPLIT_VECTORS_PER_THREAD };
  *   of its threads without a load, so a warp takes it (and ROWS_PER_WARP of them at once);
  * - up to BLOCK_MOST_ROW_BYTES, one block pass covers the row (at most 512 threads x 8
  *   vectors): a block per row reads it with every load in flight at once;
- * - longer rows are split into 64 KiB chunks, a block each: a row never waits for one block
- *   to walk it, and a few long rows still fill the GPU. A chunk costs one 8-byte word and one
- *   atomic, nothing beside 64 KiB of loads. */
+ * - longer rows of up to BLOCK_MOST_PASSES block passes (512 KiB) still get a block each,
+ *   which walks its row pass after pass, wherever there are BLOCK_LEAST_ROWS_PER_SM rows for
+ *   every SM: each SM then holds two blocks or more, and one block's loads are in flight while
+ *   another adds;
+ * - fewer rows, or longer ones, are split into 64 KiB chunks, a block each: a few long rows
+ *   still fill the GPU, and no SM is left walking the last long rows alone. A chunk costs one
+ *   8-byte word and one atomic, nothing beside 64 KiB of loads, but each row also pays a
+ *   finish (a ticket, and the last block's gather of the row's words). */
 enum { WARP_MOST_ROW_BYTES = WARP_PASS_BYTES, BLOCK_MOST_ROW_BYTES = BLOCK_PASS_BYTES };
+enum { BLOCK_LEAST_ROWS_PER_SM = 2, BLOCK_MOST_PASSES = 8 };
 
 /* The limits of a shape: rows one per grid index at most, and 2^32 elements in all. */
 #define MAX_ROWS ((size_t)0x7fffffff)
@@ -78,8 +84,10 @@ const char *kernel_name(enum rows_kernel kernel);
 int kernel_parse(const char *text);
 int element_parse(const char *text);
 
-/* The kernel for a shape: by the bytes of one row (see the thresholds above). */
-enum rows_kernel kernel_choose(struct matrix_shape shape, enum element_type type);
+/* The kernel for a shape on a GPU of `sm_count` SMs: by the bytes of one row, and for long
+ * rows by how many rows there are for each SM (see the thresholds above). */
+enum rows_kernel kernel_choose(struct matrix_shape shape, enum element_type type,
+                               unsigned sm_count);
 
 /* What one launch of `kernel` over `shape` is: its grid, block size and, for split, how many
  * blocks share a row (the published words: rows x blocks_per_row, and a ticket per row).
@@ -89,8 +97,9 @@ struct rows_launch {
     size_t blocks, blocks_per_row;
     unsigned threads, lanes_per_row; /* lanes_per_row: warp only (8, 16 or 32) */
 };
+/* `sm_count` matters only to auto (kernel_choose). */
 struct rows_launch launch_plan(enum rows_kernel kernel, struct matrix_shape shape,
-                               enum element_type type);
+                               enum element_type type, unsigned sm_count);
 /* The longest chain of float additions any element goes through (docs/verification.md). */
 unsigned launch_depth(const struct rows_launch *launch, struct matrix_shape shape,
                       enum element_type type);

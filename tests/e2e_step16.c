@@ -15,6 +15,9 @@
 
 static const char PROGRAM[] = "./step16_rows/run";
 enum { LINE = 1024, FIELDS = 18 };
+/* The SMs of the GPU the host tests plan for: an H100's (auto's pick depends on it only for
+ * rows longer than one block pass). */
+enum { PLANNED_SMS = 132 };
 
 /* ---- the shape parser ------------------------------------------------------------------- */
 
@@ -56,26 +59,49 @@ Test(step16_host, shapes_stay_within_the_grid_and_2_to_the_32_elements)
 
 /* ---- the chooser -------------------------------------------------------------------------- */
 
-/* The thresholds are bytes of a row: the same shape in bf16 holds twice the columns. */
-Test(step16_host, the_chooser_switches_at_one_warp_pass_and_one_block_pass)
+/* The thresholds are bytes of a row: the same shape in bf16 holds twice the columns. Rows
+ * longer than one block pass keep a block each only up to BLOCK_MOST_PASSES passes and where
+ * there are two rows per SM or more; the others are split. */
+Test(step16_host, the_chooser_switches_at_one_warp_pass_one_block_pass_and_two_rows_per_sm)
 {
     for (int type = 0; type < ELEMENT_TYPES; type++) {
         size_t size = element_bytes((enum element_type)type);
         size_t warp_most = WARP_SIZE * WARP_VECTORS_PER_LANE * VECTOR_BYTES / size;
         size_t block_most = BLOCK_MAX_THREADS * BLOCK_VECTORS_PER_THREAD * VECTOR_BYTES / size;
-        static const size_t ROWS[] = {1, 3, 1000, (size_t)1 << 20};
+        size_t fill = BLOCK_LEAST_ROWS_PER_SM * PLANNED_SMS;
+        static const size_t ROWS[] = {1, 3, 2 * PLANNED_SMS - 1, 2 * PLANNED_SMS, (size_t)1 << 20};
         for (size_t r = 0; r < sizeof ROWS / sizeof ROWS[0]; r++) {
             enum element_type t = (enum element_type)type;
             size_t rows = ROWS[r];
-            cr_expect_eq(kernel_choose((struct matrix_shape){rows, 0}, t), KERNEL_WARP);
-            cr_expect_eq(kernel_choose((struct matrix_shape){rows, 1}, t), KERNEL_WARP);
-            cr_expect_eq(kernel_choose((struct matrix_shape){rows, warp_most}, t), KERNEL_WARP);
-            cr_expect_eq(kernel_choose((struct matrix_shape){rows, warp_most + 1}, t),
-                         KERNEL_BLOCK);
-            cr_expect_eq(kernel_choose((struct matrix_shape){rows, block_most}, t), KERNEL_BLOCK);
-            cr_expect_eq(kernel_choose((struct matrix_shape){rows, block_most + 1}, t),
-                         KERNEL_SPLIT);
+#define CHOICE(cols) kernel_choose((struct matrix_shape){rows, (cols)}, t, PLANNED_SMS)
+            cr_expect_eq(CHOICE(0), KERNEL_WARP);
+            cr_expect_eq(CHOICE(1), KERNEL_WARP);
+            cr_expect_eq(CHOICE(warp_most), KERNEL_WARP);
+            cr_expect_eq(CHOICE(warp_most + 1), KERNEL_BLOCK);
+            cr_expect_eq(CHOICE(block_most), KERNEL_BLOCK);
+            cr_expect_eq(CHOICE(block_most + 1), rows < fill ? KERNEL_SPLIT : KERNEL_BLOCK,
+                         "%zu rows of %zu", rows, block_most + 1);
+            cr_expect_eq(CHOICE(BLOCK_MOST_PASSES * block_most),
+                         rows < fill ? KERNEL_SPLIT : KERNEL_BLOCK);
+            cr_expect_eq(CHOICE(BLOCK_MOST_PASSES * block_most + 1), KERNEL_SPLIT);
+            cr_expect_eq(CHOICE((size_t)1 << 24), KERNEL_SPLIT);
+#undef CHOICE
         }
+    }
+}
+
+/* The same long rows on a smaller and a larger GPU: the switch moves with the SM count. */
+Test(step16_host, the_long_row_switch_follows_the_sm_count)
+{
+    static const unsigned SMS[] = {1, 16, 132, 144};
+    size_t long_row = BLOCK_MOST_ROW_BYTES / sizeof(float) * 4;
+    for (size_t i = 0; i < sizeof SMS / sizeof SMS[0]; i++) {
+        size_t fill = (size_t)BLOCK_LEAST_ROWS_PER_SM * SMS[i];
+        cr_expect_eq(
+            kernel_choose((struct matrix_shape){fill - 1, long_row}, ELEMENT_FLOAT, SMS[i]),
+            KERNEL_SPLIT, "%u SMs, %zu rows", SMS[i], fill - 1);
+        cr_expect_eq(kernel_choose((struct matrix_shape){fill, long_row}, ELEMENT_FLOAT, SMS[i]),
+                     KERNEL_BLOCK, "%u SMs, %zu rows", SMS[i], fill);
     }
 }
 
@@ -207,12 +233,12 @@ static void walk_every_kernel(struct matrix_shape s, enum element_type type, siz
 {
     size_t n = s.rows * s.cols;
     for (int k = 0; k < KERNEL_NAMES; k++) {
-        struct rows_launch l = launch_plan((enum rows_kernel)k, s, type);
+        struct rows_launch l = launch_plan((enum rows_kernel)k, s, type, PLANNED_SMS);
         struct walk w = {s, elements_per_vector(type), offset, calloc(n + 1, 1),
                          calloc(s.rows + 1, 1)};
         cr_assert(w.reads != NULL && w.writes != NULL);
         cr_assert_neq(l.kernel, KERNEL_AUTO, "launch_plan resolves auto");
-        if (k == KERNEL_AUTO) cr_assert_eq(l.kernel, kernel_choose(s, type));
+        if (k == KERNEL_AUTO) cr_assert_eq(l.kernel, kernel_choose(s, type, PLANNED_SMS));
         cr_assert_eq(l.blocks == 0, s.rows == 0, "%zu x %zu: blocks %zu", s.rows, s.cols, l.blocks);
         if (l.kernel == KERNEL_WARP) walk_warp(&w, &l);
         if (l.kernel == KERNEL_BLOCK) walk_block(&w, &l);
@@ -269,7 +295,7 @@ Test(step16_host, grids_fit_a_launch_at_the_extreme_shapes)
         for (int type = 0; type < ELEMENT_TYPES; type++)
             for (int k = 0; k < KERNEL_NAMES; k++) {
                 struct rows_launch l = launch_plan((enum rows_kernel)k, SHAPES[s],
-                                                   (enum element_type)type);
+                                                   (enum element_type)type, PLANNED_SMS);
                 cr_expect_leq(l.blocks, MAX_ROWS, "%zu x %zu, %s: %zu blocks", SHAPES[s].rows,
                               SHAPES[s].cols, kernel_name(l.kernel), l.blocks);
                 cr_expect_geq(l.blocks, 1);
@@ -280,11 +306,11 @@ Test(step16_host, grids_fit_a_launch_at_the_extreme_shapes)
 Test(step16_host, split_rows_have_a_block_per_chunk)
 {
     struct matrix_shape one_long = {1, (size_t)1 << 30};
-    struct rows_launch l = launch_plan(KERNEL_AUTO, one_long, ELEMENT_FLOAT);
+    struct rows_launch l = launch_plan(KERNEL_AUTO, one_long, ELEMENT_FLOAT, PLANNED_SMS);
     size_t chunk_bytes = (size_t)SPLIT_CHUNK_VECTORS * VECTOR_BYTES;
     cr_expect_eq(l.kernel, KERNEL_SPLIT);
     cr_expect_eq(l.blocks_per_row, one_long.cols * sizeof(float) / chunk_bytes);
-    l = launch_plan(KERNEL_AUTO, one_long, ELEMENT_BF16);
+    l = launch_plan(KERNEL_AUTO, one_long, ELEMENT_BF16, PLANNED_SMS);
     cr_expect_eq(l.blocks_per_row, one_long.cols * 2 / chunk_bytes);
     cr_expect(launch_depth(&l, one_long, ELEMENT_BF16) <
                   launch_depth(&(struct rows_launch){KERNEL_BLOCK, 1, 1, BLOCK_MAX_THREADS, 0},
@@ -374,19 +400,21 @@ Test(step16_gpu, every_kernel_is_right_on_every_shape_class)
             }
 }
 
-/* The chooser's pick, as the program reports it. */
+/* The chooser's pick, as the program reports it. Each case picks the same kernel on any GPU
+ * of 9 to 2048 SMs: 16 long rows are fewer than two per SM, 4097 are more. */
 Test(step16_gpu, auto_launches_the_kernel_the_chooser_picks)
 {
     static const struct {
         const char *shape, *type, *kernel;
     } CASES[] = {{"1048576x32", "float", "warp"}, {"4096x257", "float", "block"},
                  {"4096x512", "bf16", "warp"},    {"64x16384", "float", "block"},
-                 {"16x16385", "float", "split"},  {"1x33554432", "bf16", "split"}};
+                 {"16x16385", "float", "split"},  {"1x33554432", "bf16", "split"},
+                 {"4097x16385", "float", "block"}};
     require_gpu("step16");
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         struct matrix_shape s;
         cr_assert(shape_parse(CASES[i].shape, &s));
-        cr_assert_eq(kernel_choose(s, (enum element_type)element_parse(CASES[i].type)),
+        cr_assert_eq(kernel_choose(s, (enum element_type)element_parse(CASES[i].type), PLANNED_SMS),
                      kernel_parse(CASES[i].kernel));
         struct finished f = RUN(GPUS_VISIBLE, "-n", CASES[i].shape, "--type", CASES[i].type,
                                 "--iters", "2", "--no-cub");
@@ -467,12 +495,13 @@ Test(step16_host, the_figure_shows_what_plan_h_computes)
         cr_expect_str_eq(figure_count(f.out, name, shown, sizeof shown), computed, "%s", name);
     }
     struct matrix_shape split = {1, figure_number(f.out, "step16.split_cols")};
-    struct rows_launch l = launch_plan(KERNEL_AUTO, split, ELEMENT_FLOAT);
+    struct rows_launch l = launch_plan(KERNEL_AUTO, split, ELEMENT_FLOAT, PLANNED_SMS);
     cr_expect_eq(l.kernel, KERNEL_SPLIT);
     cr_expect_eq(figure_number(f.out, "step16.split_blocks_per_row"), l.blocks_per_row);
     cr_expect_eq(figure_number(f.out, "step16.split_last_chunk"),
                  split_chunk(l.blocks_per_row - 1, most_vectors(split.cols, 4)).count);
-    l = launch_plan(KERNEL_SPLIT, (struct matrix_shape){1, (size_t)1 << 30}, ELEMENT_FLOAT);
+    l = launch_plan(KERNEL_SPLIT, (struct matrix_shape){1, (size_t)1 << 30}, ELEMENT_FLOAT,
+                    PLANNED_SMS);
     cr_expect_eq(figure_number(f.out, "step16.blocks_per_row.one_row_of_2^30_floats"),
                  l.blocks_per_row);
     finished_free(&f);

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # n = 2^32 on a GPU left with the free memory of an H100 80GB: hold_memory.cu (beside this
-# script) holds all of the GPU's free memory but FREE_MIB (80800 MiB), then step14 runs the
-# (op, type) pairs of RUNS at 2^32 (every op; dot, the op with two arrays, in float, double and
-# int; sum and sumsq also in double), and step13 beside them, each with --pattern ones. Each
-# run must end CORRECT with exit 0, or exit 3 with one line that names what it needs and what
-# is free. The committed memory_at_2_to_32.txt holds these runs as first made, by a script of
-# the same commands. Writes memory_at_2_to_32.txt beside this script: the holder's line, nvidia-smi's
+# script) holds all of the GPU's free memory but FREE_MIB (80800 MiB; on an H100 80GB it holds
+# next to nothing), then step14 runs the (op, type) pairs of RUNS at 2^32 (every op in int,
+# float and double: 15 pairs), and step13 beside them, each with --pattern ones. Each run must
+# end CORRECT with exit 0, or exit 3 with one line that names what it needs and what is free.
+# Writes memory_at_2_to_32.txt beside this script: the holder's line, nvidia-smi's
 # name, total and free memory of the GPU, then each command, the last lines of its report
 # (step14's without blank lines) and its exit code.
 #   bash docs/results/2026-11-27/memory_at_2_to_32.sh     (after make; CUDA_VISIBLE_DEVICES=N
@@ -19,8 +18,9 @@ FREE_MIB=80800      # about an H100 80GB's free memory
 HOLDER_START_S=8    # long enough to allocate and zero some 60 GiB and print its line
 STEP14_LINES=6      # the report's last lines, from the kernel or the finish down
 STEP13_LINES=4      # from the check down
-RUNS=("sum float" "sum double" "dot float" "dot double" "dot int" "sumsq double" "max int"
-    "min float")
+RUNS=("sum int" "sum float" "sum double" "min int" "min float" "min double" "max int"
+    "max float" "max double" "sumsq int" "sumsq float" "sumsq double" "dot int" "dot float"
+    "dot double")
 
 mkdir -p build
 nvcc -o "$holder" "$here/hold_memory.cu" || exit 3
