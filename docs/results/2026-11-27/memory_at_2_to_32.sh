@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # n = 2^32 on a GPU left with the free memory of an H100 80GB: hold_memory.cu (beside this
-# script) holds all of the GPU's free memory but FREE_MIB (80800 MiB; on an H100 80GB it holds
-# next to nothing), then step14 runs the (op, type) pairs of RUNS at 2^32 (every op in int,
+# script) holds all of the GPU's free memory but FREE_MIB (80800 MiB; where no more than that
+# is free, an H100 80GB's case, nothing is held and the first line says so), then step14 runs the (op, type) pairs of RUNS at 2^32 (every op in int,
 # float and double: 15 pairs), and step13 beside them, each with --pattern ones. Each run must
 # end CORRECT with exit 0, or exit 3 with one line that names what it needs and what is free.
 # Writes memory_at_2_to_32.txt beside this script: the holder's line, nvidia-smi's
@@ -24,13 +24,19 @@ RUNS=("sum int" "sum float" "sum double" "min int" "min float" "min double" "max
 
 mkdir -p build
 nvcc -o "$holder" "$here/hold_memory.cu" || exit 3
+gpu=${CUDA_VISIBLE_DEVICES:-0}
+free_mib=$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits -i "$gpu") || exit 3
 {
-    "$holder" "$FREE_MIB" &
-    holder_pid=$!
-    trap 'kill "$holder_pid" 2>/dev/null' EXIT
-    sleep "$HOLDER_START_S"
-    kill -0 "$holder_pid" 2>/dev/null || { echo "hold_memory ended before the runs" >&2; exit 3; }
-    nvidia-smi --query-gpu=name,memory.total,memory.free --format=csv -i "${CUDA_VISIBLE_DEVICES:-0}"
+    if [ "$free_mib" -le "$FREE_MIB" ]; then
+        echo "no ballast: $free_mib MiB free, not more than $FREE_MIB"
+    else
+        "$holder" "$FREE_MIB" &
+        holder_pid=$!
+        trap 'kill "$holder_pid" 2>/dev/null' EXIT
+        sleep "$HOLDER_START_S"
+        kill -0 "$holder_pid" 2>/dev/null || { echo "hold_memory ended before the runs" >&2; exit 3; }
+    fi
+    nvidia-smi --query-gpu=name,memory.total,memory.free --format=csv -i "$gpu"
     for run in "${RUNS[@]}"; do
         read -r op type <<<"$run"
         echo "== ./step14/run -n 2^32 --op $op --type $type --pattern ones --iters 3 --warmup 1"
