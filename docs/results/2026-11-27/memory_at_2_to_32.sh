@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # n = 2^32 on a GPU left with the free memory of an H100 80GB: hold_memory.cu (beside this
-# script) holds all of the GPU's free memory but FREE_MIB (80800 MiB; where no more than that
-# is free, an H100 80GB's case, nothing is held and the first line says so), then step14 runs the (op, type) pairs of RUNS at 2^32 (every op in int,
+# script) holds all of the GPU's free memory but FREE_MIB (80800 MiB; where nvidia-smi shows
+# no more than that and a CUDA context's room free, an H100 80GB's case, nothing is held and
+# the first line says so), then step14 runs the (op, type) pairs of RUNS at 2^32 (every op in int,
 # float and double: 15 pairs), and step13 beside them, each with --pattern ones. Each run must
 # end CORRECT with exit 0, or exit 3 with one line that names what it needs and what is free.
 # Writes memory_at_2_to_32.txt beside this script: the holder's line, nvidia-smi's
@@ -15,6 +16,7 @@ here=docs/results/2026-11-27
 out=$here/memory_at_2_to_32.txt
 holder=build/hold_memory
 FREE_MIB=80800      # about an H100 80GB's free memory
+CONTEXT_MIB=1024    # more than a CUDA context takes: the holder's own would leave too little
 HOLDER_START_S=8    # long enough to allocate and zero some 60 GiB and print its line
 STEP14_LINES=6      # the report's last lines, from the kernel or the finish down
 STEP13_LINES=4      # from the check down
@@ -27,8 +29,8 @@ nvcc -o "$holder" "$here/hold_memory.cu" || exit 3
 gpu=${CUDA_VISIBLE_DEVICES:-0}
 free_mib=$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits -i "$gpu") || exit 3
 {
-    if [ "$free_mib" -le "$FREE_MIB" ]; then
-        echo "no ballast: $free_mib MiB free, not more than $FREE_MIB"
+    if [ "$free_mib" -le $((FREE_MIB + CONTEXT_MIB)) ]; then
+        echo "no ballast: $free_mib MiB free, not more than $FREE_MIB + $CONTEXT_MIB"
     else
         "$holder" "$FREE_MIB" &
         holder_pid=$!
