@@ -198,13 +198,23 @@ def harris_by_step():
     return {row["step"]: row for row in plain_rows(os.path.join(ROOT, HARRIS_CSV))}
 
 
+def dates_of(rows):
+    """The day the rows were measured, or, where they span several, the first day and the
+    steps measured on each later one: "2026-11-25 (step12, step13: 2026-11-27)"."""
+    days = sorted({row[bench_csv.DATE][:10] for row in rows})
+    later = [f"{', '.join(sorted({r['step'] for r in rows if r[bench_csv.DATE][:10] == day}))}: {day}"
+             for day in days[1:]]
+    return days[0] + (f" ({'; '.join(later)})" if later else "")
+
+
 def ladder(options, relative, csv_path):
     n = bench_csv.LADDER_N
     rows = bench_csv.with_flush(bench_rows(csv_path, options.get("device")), bench_csv.READ_FLUSH)
-    at_n = bench_csv.at_size(rows, n)
+    at_n = sorted(bench_csv.at_size(rows, n), key=lambda row: row["step"])  # stable: variants keep their order
     if not at_n:
         bench_csv.fail(PROGRAM, f"{csv_path} has no rows at n = 2^25: run the whole `make bench`")
-    device, cuda, date = bench_csv.context(at_n)
+    device, cuda, _ = bench_csv.context(at_n)
+    date = dates_of(at_n)
     peak = bench_csv.peak_gb_per_s(rows)
     cub = bench_csv.cub_at(rows, n, peak)
     keys = bench_csv.series_keys(at_n)
