@@ -1,6 +1,6 @@
 /* The sizes and settings the other GPU tests leave out. n = 2^31 + 1, one past the largest int
- * element count, on steps 09 to 14 (the steps whose kernels index with size_t and stride over
- * the grid): each run must be correct, or say that the GPU's memory does not hold it, in the
+ * element count, on steps 09 to 15 (the steps whose kernels index with size_t and stride over
+ * the grid; step15 on one GPU and on two): each run must be correct, or say that the GPU's memory does not hold it, in the
  * program's own words (a skip that quotes it, never a pass). And --flush write, the L2 emptied
  * by writing, on every step: the same verdict as reading, and the CSV names the flush. */
 #include <criterion/criterion.h>
@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
+
+#include <cuda_runtime_api.h>
 
 #include "harness.h"
 #include "toolbox.h"
@@ -104,6 +106,40 @@ ParameterizedTest(int *c, gpu_large, step14_two_to_31_plus_1_is_correct, .timeou
         (const char *const[]){"--quiet", "-n", LARGE_N, "--op", op, "--type", type, "--buffers",
                               "1", "--iters", "1", "--warmup", "0", "--no-cub", NULL});
     expect_correct_large_run(STEP14, &run, what);
+}
+
+/* ---- step15 at 2^31 + 1 ------------------------------------------------------------------ */
+
+static const char STEP15_PROGRAM[] = "step15_multi_gpu/run", STEP15[] = "step15";
+
+/* One GPU reduces all 2^31 + 1 floats as its one shard; two GPUs, where the machine shows
+ * two, reduce shards of 2^30 + 1 and 2^30 floats, and NCCL adds the two totals. */
+ParameterizedTestParameters(gpu_large, step15_two_to_31_plus_1_is_correct)
+{
+    static int gpus[] = {1, 2};
+    return cr_make_param_array(int, gpus, sizeof gpus / sizeof gpus[0]);
+}
+
+ParameterizedTest(int *gpus, gpu_large, step15_two_to_31_plus_1_is_correct,
+                  .timeout = LARGE_TIMEOUT_S)
+{
+    char count[16], what[64];
+    int visible = 0;
+    snprintf(count, sizeof count, "%d", *gpus);
+    snprintf(what, sizeof what, "-n 2^31+1 --gpus %d", *gpus);
+    require_gpu(STEP15);
+    if (cudaGetDeviceCount(&visible) != cudaSuccess) visible = 0;
+    if (visible < *gpus)
+        cr_skip_test("step15: this test needs %d GPUs and this machine shows %d "
+                     "(CUDA_VISIBLE_DEVICES chooses which): the paths with several GPUs are "
+                     "not tried here",
+                     *gpus, visible);
+    wait_for_the_large_run_lock();
+    struct finished run = program_run(
+        STEP15_PROGRAM, GPUS_VISIBLE,
+        (const char *const[]){"--quiet", "--gpus", count, "-n", LARGE_N, "--buffers", "1",
+                              "--iters", "1", "--warmup", "0", "--no-cub", NULL});
+    expect_correct_large_run(STEP15, &run, what);
 }
 
 /* ---- --flush write ----------------------------------------------------------------------- */
