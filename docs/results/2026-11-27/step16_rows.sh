@@ -5,10 +5,10 @@
 #   step16_tests.txt          the Criterion tests of step16 (host and GPU)
 #   step16_kernels.csv        every kernel forced at the shapes of the README's exercise 3 and
 #                             the chooser's borders, --flush read, beside CUB's segmented sum
-#   ../bench_rows.csv         BENCH_STEPS=16 bench/bench.sh: 20 shapes, both flushes
+#   ../bench_rows.csv         BENCH_STEPS=16 bench/bench.sh: 21 shapes, both flushes
 # STEP16_PARTS picks the parts (default: all four, "check tests kernels bench").
 #
-# What has run: the bench part, on 2026-11-27 on one NVIDIA H200 of a host with four, CUDA 13.0
+# What has run: the bench part's command, on 2026-11-27 on an NVIDIA H100 80GB HBM3, CUDA 13.0
 # (../bench_rows.csv; every step16 row of it has rows_wrong 0). The check, tests and kernels
 # parts have yet to run: their files are not in this folder. To run only them:
 #   STEP16_PARTS="check tests kernels" bash docs/results/2026-11-27/step16_rows.sh
@@ -28,7 +28,7 @@ fi
 if [[ $parts == *" kernels "* ]]; then
     first=1
     for shape in 2097152x32 1048576x64 262144x256 131072x512 65536x1024 16384x4096 4096x16384 \
-                 1024x65536 16x4194304 1x67108864; do
+                 1024x65536 300x1048576 16x4194304 1x67108864; do
         for kernel in warp block split auto; do
             ./step16/run -n "$shape" --kernel "$kernel" --csv --iters 50 |
                 if [ "$first" = 1 ]; then cat; else tail -n +2; fi
