@@ -5,13 +5,15 @@
  *         sum(dim=-1)): many sums at once, from millions of short rows to one long row, and
  *         step13's kernel has one sum per launch.
  * Here:   three kernels, each for a range of row lengths (plan.h's chooser picks by the bytes
- *         of a row):
+ *         of a row and, for rows longer than one block pass, by the rows each SM gets):
  *         - warp:  a warp per row, ROWS_PER_WARP neighbouring rows per warp, every row's first
  *                  pass of loads issued before the first add (a short row is too few bytes
  *                  to keep the memory busy on its own);
  *         - block: a block per row, every thread's vectors loaded at once (step11's loads,
- *                  with a block sized to the row);
- *         - split: several 64 KiB chunks of a row, a block each, finished as step13 finishes:
+ *                  with a block sized to the row); a longer row pass after pass, where
+ *                  every SM gets two rows or more;
+ *         - split: several 64 KiB chunks of a row, a block each, for a few long rows or
+ *                  very long ones, finished as step13 finishes:
  *                  each block publishes its sum with a flag, and the block that draws the
  *                  row's last ticket adds the row's sums in index order.
  *         A row whose length is not a multiple of a vector starts anywhere in a 16-byte
@@ -253,7 +255,8 @@ __global__ __launch_bounds__(BLOCK_SIZE) void rows_by_block(const T *in, size_t 
 #pragma unroll
     for (unsigned k = 0; k < BLOCK_VECTORS_PER_THREAD; k++)
         sum += element<T>::vector_sum(loaded[k]);
-    if (v.pieces.vectors > PASS) /* only when --kernel block forces a longer row */
+    /* A row longer than one pass: the chooser's long rows, or any row --kernel block forces. */
+    if (v.pieces.vectors > PASS)
         sum += strided_sum<T, BLOCK_VECTORS_PER_THREAD>(v.body, PASS + threadIdx.x,
                                                         v.pieces.vectors, BLOCK_SIZE);
     sum = block_sum<BLOCK_SIZE>(sum);
