@@ -202,15 +202,17 @@ def dates_of(rows):
     """The day the rows were measured, or, where they span several, the first day and the
     steps measured on each later one: "2026-11-25 (step12, step13: 2026-11-27)"."""
     days = sorted({row[bench_csv.DATE][:10] for row in rows})
-    later = [f"{', '.join(sorted({r['step'] for r in rows if r[bench_csv.DATE][:10] == day}))}: {day}"
-             for day in days[1:]]
+    steps_on = {day: sorted({row["step"] for row in rows if row[bench_csv.DATE][:10] == day})
+                for day in days[1:]}
+    later = [f"{', '.join(steps)}: {day}" for day, steps in steps_on.items()]
     return days[0] + (f" ({'; '.join(later)})" if later else "")
 
 
 def ladder(options, relative, csv_path):
     n = bench_csv.LADDER_N
     rows = bench_csv.with_flush(bench_rows(csv_path, options.get("device")), bench_csv.READ_FLUSH)
-    at_n = sorted(bench_csv.at_size(rows, n), key=lambda row: row["step"])  # stable: variants keep their order
+    # sorted by step (stable: a step's variants keep their order), whatever run wrote them
+    at_n = sorted(bench_csv.at_size(rows, n), key=lambda row: row["step"])
     if not at_n:
         bench_csv.fail(PROGRAM, f"{csv_path} has no rows at n = 2^25: run the whole `make bench`")
     device, cuda, _ = bench_csv.context(at_n)

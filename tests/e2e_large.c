@@ -1,7 +1,7 @@
 /* The sizes and settings the other GPU tests leave out. n = 2^31 + 1, one past the largest int
  * element count, on steps 09 to 15 (the steps whose kernels index with size_t and stride over
- * the grid; step15 on one GPU and on two): each run must be correct, or say that the GPU's memory does not hold it, in the
- * program's own words (a skip that quotes it, never a pass). And --flush write, the L2 emptied
+ * the grid; step15 on one GPU and on two): each run must be correct, or say that the GPU's
+ * memory does not hold it, in the program's own words (a skip that quotes it, never a pass). And --flush write, the L2 emptied
  * by writing, on every step: the same verdict as reading, and the CSV names the flush. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -11,8 +11,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
-
-#include <cuda_runtime_api.h>
 
 #include "harness.h"
 #include "toolbox.h"
@@ -124,16 +122,9 @@ ParameterizedTest(int *gpus, gpu_large, step15_two_to_31_plus_1_is_correct,
                   .timeout = LARGE_TIMEOUT_S)
 {
     char count[16], what[64];
-    int visible = 0;
     snprintf(count, sizeof count, "%d", *gpus);
     snprintf(what, sizeof what, "-n 2^31+1 --gpus %d", *gpus);
-    require_gpu(STEP15);
-    if (cudaGetDeviceCount(&visible) != cudaSuccess) visible = 0;
-    if (visible < *gpus)
-        cr_skip_test("step15: this test needs %d GPUs and this machine shows %d "
-                     "(CUDA_VISIBLE_DEVICES chooses which): the paths with several GPUs are "
-                     "not tried here",
-                     *gpus, visible);
+    require_gpus(STEP15, *gpus);
     wait_for_the_large_run_lock();
     struct finished run = program_run(
         STEP15_PROGRAM, GPUS_VISIBLE,

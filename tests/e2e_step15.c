@@ -21,13 +21,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cuda_runtime_api.h>
 
+#include "harness.h"
 #include "toolbox.h"
 
 extern char **environ;
 
-static const char PROGRAM[] = "./step15_multi_gpu/run";
+static const char PROGRAM[] = "./step15_multi_gpu/run", STEP15[] = "step15";
 static const char MPIRUN[] = "mpirun";
 static const char *const VARIANTS[] = {"local", "gather", "elementwise"};
 enum { VARIANT_COUNT = sizeof VARIANTS / sizeof VARIANTS[0] };
@@ -40,7 +40,6 @@ enum { MAX_WORDS = 24, GPU_TEST_TIMEOUT_S = 600 };
  * forever: coreutils' timeout ends it, and the test fails saying so. */
 static const char MPIRUN_LIMIT_S[] = "300";
 
-enum gpus { GPUS_SHOWN, GPUS_HIDDEN };
 struct outcome {
     int exit_code; /* -1: a signal ended the program */
     char *out, *err;
@@ -121,28 +120,6 @@ static void outcome_free(struct outcome *outcome)
 {
     free(outcome->out);
     free(outcome->err);
-}
-
-/* Skips the calling test (never a pass) unless this machine shows the tests `wanted` CUDA
- * devices or more. With none, the reason is the program's own (it tells a missing driver from
- * a missing GPU, which cudaGetErrorString does not); the message starts "no CUDA device", as
- * tests/summary.c counts them. */
-static void require_gpus(int wanted)
-{
-    int count = 0;
-    const char *reason = no_device_reason();
-    if (reason != NULL) cr_skip_test("step15: no CUDA device: %s", reason);
-    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
-    if (count < wanted)
-        cr_skip_test("step15: this test needs %d GPUs and this machine shows %d "
-                     "(CUDA_VISIBLE_DEVICES chooses which): the paths with several GPUs are "
-                     "not tried here",
-                     wanted, count);
-}
-
-static void require_gpu(void)
-{
-    require_gpus(1);
 }
 
 /* Whether `name` is an executable file in a directory of PATH. */
@@ -258,16 +235,16 @@ ParameterizedTestParameters(step15, check_passes_on_every_visible_gpu)
 ParameterizedTest(int *variant, step15, check_passes_on_every_visible_gpu,
                   .timeout = GPU_TEST_TIMEOUT_S)
 {
-    require_gpu();
-    struct outcome o = RUN(GPUS_SHOWN, "--check", "--variant", VARIANTS[*variant]);
+    require_gpu(STEP15);
+    struct outcome o = RUN(GPUS_VISIBLE, "--check", "--variant", VARIANTS[*variant]);
     expect_check_passed(&o, VARIANTS[*variant]);
     outcome_free(&o);
 }
 
 Test(step15, check_passes_on_one_gpu, .timeout = GPU_TEST_TIMEOUT_S)
 {
-    require_gpu();
-    struct outcome o = RUN(GPUS_SHOWN, "--gpus", "1", "--check");
+    require_gpu(STEP15);
+    struct outcome o = RUN(GPUS_VISIBLE, "--gpus", "1", "--check");
     expect_check_passed(&o, "--gpus 1");
     outcome_free(&o);
 }
@@ -276,11 +253,11 @@ Test(step15, check_passes_on_one_gpu, .timeout = GPU_TEST_TIMEOUT_S)
 Test(step15, fewer_elements_than_gpus_are_summed_exactly, .timeout = GPU_TEST_TIMEOUT_S)
 {
     static const char *const SIZES[] = {"0", "1", "7"};
-    require_gpu();
+    require_gpu(STEP15);
     for (int v = 0; v < VARIANT_COUNT; v++)
         for (size_t s = 0; s < sizeof SIZES / sizeof SIZES[0]; s++) {
-            struct outcome o = RUN(GPUS_SHOWN, "-n", SIZES[s], "--quiet", "--variant", VARIANTS[v],
-                                   "--pattern", "uniform");
+            struct outcome o = RUN(GPUS_VISIBLE, "-n", SIZES[s], "--quiet", "--variant",
+                                   VARIANTS[v], "--pattern", "uniform");
             cr_expect_eq(o.exit_code, EXIT_CORRECT, "-n %s --variant %s: exit %d\n%s", SIZES[s],
                          VARIANTS[v], o.exit_code, o.err);
             cr_expect(count_lines(o.out) == 1 && strstr(o.out, " CORRECT\n") != NULL,
@@ -294,8 +271,8 @@ Test(step15, the_report_has_the_multi_gpu_lines, .timeout = GPU_TEST_TIMEOUT_S)
 {
     static const char *const LINES[] = {"\ncheck ",   "\ntime ",    "\nbandwidth ", "\ngpus ",
                                         "\ncombine ", "\none GPU ", "\nspeed-up "};
-    require_gpu();
-    struct outcome o = RUN(GPUS_SHOWN, "-n", "2^20", "--iters", "3", "--warmup", "1", "--no-cub");
+    require_gpu(STEP15);
+    struct outcome o = RUN(GPUS_VISIBLE, "-n", "2^20", "--iters", "3", "--warmup", "1", "--no-cub");
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "exit %d\n%s", o.exit_code, o.err);
     for (size_t l = 0; l < sizeof LINES / sizeof LINES[0]; l++)
         cr_expect(strstr(o.out, LINES[l]) != NULL, "no line starting '%s' in the report:\n%s",
@@ -337,7 +314,7 @@ static struct outcome run_mpirun(const char *np, const char *const *args)
 {
     const char *words[MAX_WORDS];
     mpirun_words(words, MPIRUN_LIMIT_S, np, args);
-    struct outcome o = run_words(words, GPUS_SHOWN);
+    struct outcome o = run_words(words, GPUS_VISIBLE);
     if (o.exit_code == EXIT_ENVIRONMENT && strstr(o.err, WITHOUT_MPI) != NULL) {
         outcome_free(&o);
         cr_skip_test("step15: %s was %s (no mpicc when it was built): rebuild it where mpicc is "
@@ -353,7 +330,7 @@ static struct outcome run_mpirun(const char *np, const char *const *args)
  * machine with one GPU. */
 Test(step15, check_passes_under_mpirun, .timeout = GPU_TEST_TIMEOUT_S)
 {
-    require_gpu();
+    require_gpu(STEP15);
     struct outcome o = MPIRUN_RUN("1", "--check");
     expect_check_passed(&o, "mpirun -np 1");
     outcome_free(&o);
@@ -370,8 +347,8 @@ ParameterizedTestParameters(step15, check_passes_on_two_gpus)
 
 ParameterizedTest(int *variant, step15, check_passes_on_two_gpus, .timeout = GPU_TEST_TIMEOUT_S)
 {
-    require_gpus(2);
-    struct outcome o = RUN(GPUS_SHOWN, "--check", "--gpus", "2", "--variant", VARIANTS[*variant]);
+    require_gpus(STEP15, 2);
+    struct outcome o = RUN(GPUS_VISIBLE, "--check", "--gpus", "2", "--variant", VARIANTS[*variant]);
     expect_check_passed(&o, VARIANTS[*variant]);
     outcome_free(&o);
 }
@@ -386,7 +363,7 @@ ParameterizedTestParameters(step15, check_passes_under_mpirun_on_two_gpus)
 ParameterizedTest(int *variant, step15, check_passes_under_mpirun_on_two_gpus,
                   .timeout = GPU_TEST_TIMEOUT_S)
 {
-    require_gpus(2);
+    require_gpus(STEP15, 2);
     struct outcome o = MPIRUN_RUN("2", "--check", "--variant", VARIANTS[*variant]);
     expect_check_passed(&o, VARIANTS[*variant]);
     outcome_free(&o);
@@ -397,13 +374,13 @@ ParameterizedTest(int *variant, step15, check_passes_under_mpirun_on_two_gpus,
 Test(step15, uneven_and_empty_shards_on_two_gpus, .timeout = GPU_TEST_TIMEOUT_S)
 {
     static const char *const SIZES[] = {"0", "1", "3", "1000003"};
-    require_gpus(2);
+    require_gpus(STEP15, 2);
     for (int mpi = 0; mpi < 2; mpi++)
         for (int v = 0; v < VARIANT_COUNT; v++)
             for (size_t s = 0; s < sizeof SIZES / sizeof SIZES[0]; s++) {
                 struct outcome o = mpi ? MPIRUN_RUN("2", "-n", SIZES[s], "--quiet", "--variant",
                                                     VARIANTS[v])
-                                       : RUN(GPUS_SHOWN, "--gpus", "2", "-n", SIZES[s], "--quiet",
+                                       : RUN(GPUS_VISIBLE, "--gpus", "2", "-n", SIZES[s], "--quiet",
                                              "--variant", VARIANTS[v]);
                 const char *how = mpi ? "mpirun -np 2" : "--gpus 2";
                 cr_expect_eq(o.exit_code, EXIT_CORRECT, "%s -n %s --variant %s: exit %d\n%s", how,
@@ -419,11 +396,11 @@ Test(step15, uneven_and_empty_shards_on_two_gpus, .timeout = GPU_TEST_TIMEOUT_S)
 Test(step15, the_report_shows_two_uneven_shards, .timeout = GPU_TEST_TIMEOUT_S)
 {
     static const char SHARDS[] = "2 shard(s) of 500001 .. 500002 floats";
-    require_gpus(2);
+    require_gpus(STEP15, 2);
     for (int mpi = 0; mpi < 2; mpi++) {
         struct outcome o = mpi ? MPIRUN_RUN("2", "-n", "1000003", "--iters", "2", "--warmup", "0",
                                             "--no-cub")
-                               : RUN(GPUS_SHOWN, "--gpus", "2", "-n", "1000003", "--iters", "2",
+                               : RUN(GPUS_VISIBLE, "--gpus", "2", "-n", "1000003", "--iters", "2",
                                      "--warmup", "0", "--no-cub");
         const char *driven = mpi ? "gpus       2, one per process under mpirun"
                                  : "gpus       2, all driven by one process";
@@ -550,7 +527,7 @@ ParameterizedTestParameters(step15, a_lost_rank_ends_the_other)
 ParameterizedTest(int *signal_number, step15, a_lost_rank_ends_the_other,
                   .timeout = GPU_TEST_TIMEOUT_S)
 {
-    require_gpus(2);
+    require_gpus(STEP15, 2);
     /* sizes that print a CSV row each, and enough runs after the first that the signal comes
      * in the middle of them; few enough a size that rank 0's yardstick on GPU 0 alone, which
      * rank 1 waits through, stays well inside --timeout */

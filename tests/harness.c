@@ -165,6 +165,18 @@ void require_gpu(const char *step)
     if (reason != NULL) cr_skip_test("%s: no CUDA device: %s", step, reason);
 }
 
+void require_gpus(const char *step, int wanted)
+{
+    int count = 0;
+    require_gpu(step);
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    if (count < wanted)
+        cr_skip_test("%s: this test needs %d GPUs and this machine shows %d "
+                     "(CUDA_VISIBLE_DEVICES chooses which): the paths with several GPUs are "
+                     "not tried here",
+                     step, wanted, count);
+}
+
 /* ---- what a toolbox function prints ----------------------------------------------------- */
 
 void capture_begin(struct capture *capture, int fd)

@@ -76,6 +76,9 @@ void finished_free(struct finished *finished);
  * with a message that starts with the step's name and gives the programs' own reason
  * (no_device_reason, common/device.c). */
 void require_gpu(const char *step);
+/* The same, and skips (never a pass) unless the machine shows the tests `wanted` CUDA devices
+ * or more, saying how many it shows. */
+void require_gpus(const char *step, int wanted);
 
 /* ---- what a toolbox function prints ----------------------------------------------------- */
 struct capture {
