@@ -5,7 +5,9 @@
 #
 #   bash tests/wrong_kernels/table.sh [FILE]      (default FILE: build/labs/wrong_kernels.md)
 #   WRONG_KERNELS_LABS="lab04 lab05" bash tests/wrong_kernels/table.sh   only those labs (the
-#                                                 hanging kernel is lab02's)
+#                                                 hanging kernels are lab02's and lab04's)
+#   WRONG_KERNELS_JOBS=8 bash tests/wrong_kernels/table.sh   8 submissions of a lab at once
+#                                                 (labs/grade.sh -j 8; default 2)
 #
 # Needs a GPU with about 17 GiB of its memory free (each correct kernel's run at n = 2^32,
 # one at a time), 16 GiB of host memory, and compute-sanitizer for the rows only it decides. Exit codes: 0 every row as expected,
@@ -17,7 +19,7 @@ out=${1:-build/labs/wrong_kernels.md}
 mkdir -p "$(dirname "$out")" build/labs
 make -s --no-print-directory labs tests/bin/tests || exit 2
 rm -rf build/labs/wrong_kernels
-export WRONG_KERNELS_LABS=${WRONG_KERNELS_LABS:-}
+export WRONG_KERNELS_LABS=${WRONG_KERNELS_LABS:-} WRONG_KERNELS_JOBS=${WRONG_KERNELS_JOBS:-}
 CRITERION_JOBS=${CRITERION_JOBS:-2} tests/bin/tests --filter 'labs_gpu/grade*' >"$out.log" 2>&1
 status=$?
 if ! compgen -G 'build/labs/wrong_kernels/*.md' >/dev/null; then
