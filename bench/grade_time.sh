@@ -5,9 +5,10 @@
 #   bash bench/grade_time.sh [FILE]     (default FILE: docs/results/2026-11-27/grade_time.txt)
 #   GRADE_JOBS=4 bash bench/grade_time.sh   submissions graded at once (grade.sh -j; default 1)
 #
-# The class: 16 copies of step08's own kernel (right), the lab's starter twice (its holes
+# The class: 21 copies of step08's own kernel (right), the lab's starter twice (its holes
 # empty: wrong), one file that does not compile, and the six kernels of
-# tests/wrong_kernels/lab04_*.cu, five of them twice (wrong, each for its own reason). FILE
+# tests/wrong_kernels/lab04_*.cu (wrong, each for its own reason: one never ends, one never
+# ends at n = 2^32). FILE
 # gets the GPU, the driver, the CUDA version, the date, the command, the seconds the whole
 # grading took, how many passed, and the CSV. The folder is built in a scratch directory and
 # removed. Needs a GPU with about 17 GiB of memory free (the run at n = 2^32). Exit codes:
@@ -20,9 +21,8 @@ source bench/common.sh
 
 LAB=lab04
 STEP=step08_shuffle
-RIGHT_COPIES=16
+RIGHT_COPIES=21
 STARTER_COPIES=2
-WRONG_TWICE=5          # the first five wrong kernels (by name) are handed in twice
 out=${1:-docs/results/2026-11-27/grade_time.txt}
 jobs=${GRADE_JOBS:-1}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die 2 "GRADE_JOBS must be a positive number, not '$jobs'"
@@ -39,7 +39,6 @@ for ((i = 1; i <= STARTER_COPIES; i++)); do cp "labs/$LAB/reduce.cu" "$(printf '
 printf '#include "reduce.h"\nthis is not CUDA;\n' >"$class/broken.cu"
 mapfile -t wrong < <(printf '%s\n' tests/wrong_kernels/"$LAB"_*.cu | LC_ALL=C sort)
 for kernel in "${wrong[@]}"; do cp "$kernel" "$class/"; done
-for kernel in "${wrong[@]:0:WRONG_TWICE}"; do cp "$kernel" "$class/$(basename "$kernel" .cu)_again.cu"; done
 count=$(find "$class" -name '*.cu' | wc -l)
 [ "$count" -eq 30 ] || die 1 "the class has $count submissions, not 30 (tests/wrong_kernels/$LAB_*.cu changed?)"
 
@@ -60,7 +59,7 @@ mkdir -p "$(dirname "$out")"
     echo "date: $(utc_now)"
     echo "command: labs/grade.sh -j $jobs -o grades.csv --logs logs $LAB $LAB"
     echo "isolation: $(awk -F, 'NR == 2 {print $12}' "$scratch/grades.csv")"
-    echo "submissions: $count ($RIGHT_COPIES right copies of $STEP/reduce.cu, $STARTER_COPIES starters, 1 not compiling, ${#wrong[@]} wrong kernels, $WRONG_TWICE of them twice)"
+    echo "submissions: $count ($RIGHT_COPIES right copies of $STEP/reduce.cu, $STARTER_COPIES starters, 1 not compiling, ${#wrong[@]} wrong kernels)"
     echo "passed: $passed"
     echo "seconds: $seconds"
     echo
