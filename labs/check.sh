@@ -40,10 +40,8 @@
 #   COMPUTE_SANITIZER: the sanitizer's path, when it is neither on PATH nor in $CUDA_HOME/bin
 #   LAB_SANDBOX (an array, set by labs/grade.sh): the command every run of a submission goes
 #   through, so that it runs isolated
-#   LAB_GPU_LOCK_FD (set by labs/grade.sh): an open file on LAB_GPU_LOCK, whose lock every
-#   grader of the GPU holds shared while it runs a submission; the timed runs, and a run
-#   stopped by its timeout, take it alone (exclusive: lab_gpu_alone)
-#   LAB_GPU_LOCK [build/labs/gpu.lock]
+#   LAB_GPU_LOCK (set by labs/grade.sh): a file whose lock the GPU stages of one submission
+#   hold alone, so that no two submissions use the GPU at once (lab_with_gpu)
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LAB_CHECK_TIMEOUT=${LAB_CHECK_TIMEOUT:-900}
@@ -55,7 +53,6 @@ LAB_TIMED_N=${LAB_TIMED_N:-2^25}
 LAB_WIDE_TIMEOUT=${LAB_WIDE_TIMEOUT:-300}
 LAB_WIDE_N=${LAB_WIDE_N-4294967296}
 LAB_WIDE_LOCK=${LAB_WIDE_LOCK:-$LAB_ROOT/build/labs/index64.lock}
-LAB_GPU_LOCK=${LAB_GPU_LOCK:-$LAB_ROOT/build/labs/gpu.lock}
 LAB_ISOLATION=${LAB_ISOLATION:-}      # labs/grade.sh: how each submission is isolated, for the verdict
 LAB_WIDE_MARGIN_MIB=512         # device memory beside the input: block sums, CUDA's own
 LAB_BYTES_PER_ELEMENT=4         # a float
@@ -105,21 +102,6 @@ lab_clip() {   # TEXT -> one line of at most LAB_REASON_WIDTH characters
 }
 
 lab_timed_out() { [[ " ${LAB_TIMED_OUT[*]} " == *" $1 "* ]]; }
-
-# Other submissions may share the GPU (labs/grade.sh -j: LAB_GPU_LOCK_FD held shared). A kernel
-# that never ends keeps the GPU busy until its timeout, so a run stopped by its own timeout may
-# only have waited for the GPU: lab_gpu_alone waits until the GPU is this grader's alone (true
-# when it was shared, and the run is to be repeated); lab_gpu_shared gives the others their
-# turn back. The timed runs always take it alone.
-lab_gpu_alone() {
-    [ -n "${LAB_GPU_LOCK_FD:-}" ] && [ "${LAB_GPU_ALONE:-0}" != 1 ] || return 1
-    flock -x "$LAB_GPU_LOCK_FD"
-    LAB_GPU_ALONE=1
-}
-lab_gpu_shared() {
-    [ -z "${LAB_GPU_LOCK_FD:-}" ] || [ "${LAB_GPU_ALONE:-0}" != 1 ] || flock -s "$LAB_GPU_LOCK_FD"
-    LAB_GPU_ALONE=0
-}
 
 lab_signal_name() { kill -l "$(($1 - 128))" 2>/dev/null || echo "$(($1 - 128))"; }
 
@@ -232,26 +214,16 @@ lab_right_alone() {   # PROGRAM VARIANT FAILED-LINE LOG
     done
 }
 
-lab_run_check() {   # PROGRAM VARIANT LOG
-    # shellcheck disable=SC2046
-    timeout -k "$LAB_KILL_AFTER" "$LAB_CHECK_TIMEOUT" "${LAB_SANDBOX[@]}" "$1" --check \
-        $(lab_variant_words "$2") >"$3" 2>&1
-}
-
 # One variant's --check. Sets LAB_CORRECT to 0 when it fails, LAB_HUNG to 1 when it hangs.
 lab_check_variant() {   # PROGRAM LOGDIR VARIANT
     local program=$1 variant=$3 log status summary first cuda_error label suffix=''
     log=$2/check${variant:+-$variant}.txt
     label=$(lab_variant_label "$variant")
     [ -z "$variant" ] || suffix=" (--variant $variant)"
-    lab_run_check "$program" "$variant" "$log"
+    # shellcheck disable=SC2046
+    timeout -k "$LAB_KILL_AFTER" "$LAB_CHECK_TIMEOUT" "${LAB_SANDBOX[@]}" "$program" --check \
+        $(lab_variant_words "$variant") >"$log" 2>&1
     status=$?
-    if lab_timed_out "$status" && lab_gpu_alone; then
-        lab_say correctness "$label: --check stopped by its timeout while other submissions shared the GPU: run again with the GPU to itself"
-        lab_run_check "$program" "$variant" "$log"
-        status=$?
-        lab_gpu_shared
-    fi
     summary=$(grep -m 1 '^check: ' "$log")
     cuda_error=$(grep -m 1 '^CUDA error' "$log")
     [ "$status" -eq 0 ] || LAB_CORRECT=0
@@ -315,25 +287,16 @@ lab_sanitizer_first_report() {
          END { if (!done && headline != "") print headline }' "$1"
 }
 
-lab_run_sanitizer() {   # SANITIZER TOOL PROGRAM N VARIANT LOG
-    # shellcheck disable=SC2046
-    timeout -k "$LAB_KILL_AFTER" "$LAB_SANITIZER_TIMEOUT" "${LAB_SANDBOX[@]}" "$1" --tool "$2" \
-        --error-exitcode "$LAB_SANITIZER_FOUND" "$3" -n "$4" $(lab_variant_words "$5") \
-        "${LAB_ONE_RUN[@]}" >"$6" 2>&1
-}
-
 # One tool on one variant, at each n of LAB_SANITIZE_N: what it found, or nothing.
 lab_sanitize_variant() {   # SANITIZER TOOL PROGRAM LOGDIR VARIANT
     local sanitizer=$1 tool=$2 program=$3 logdir=$4 variant=$5 n log status count report
     for n in $LAB_SANITIZE_N; do
         log=$logdir/$tool${variant:+-$variant}-n$n.txt
-        lab_run_sanitizer "$sanitizer" "$tool" "$program" "$n" "$variant" "$log"
+        # shellcheck disable=SC2046
+        timeout -k "$LAB_KILL_AFTER" "$LAB_SANITIZER_TIMEOUT" "${LAB_SANDBOX[@]}" "$sanitizer" --tool "$tool" \
+            --error-exitcode "$LAB_SANITIZER_FOUND" "$program" -n "$n" $(lab_variant_words "$variant") \
+            "${LAB_ONE_RUN[@]}" >"$log" 2>&1
         status=$?
-        if lab_timed_out "$status" && lab_gpu_alone; then
-            lab_run_sanitizer "$sanitizer" "$tool" "$program" "$n" "$variant" "$log"
-            status=$?
-            lab_gpu_shared
-        fi
         count=$(lab_sanitizer_count "$log")
         if lab_timed_out "$status"; then
             echo "did not finish within $LAB_SANITIZER_TIMEOUT s at n = $n"
@@ -395,11 +358,6 @@ lab_free_mib() {
         head -n 1 | grep -oE '^[0-9]+'
 }
 
-lab_run_wide() {   # PROGRAM LOG
-    timeout -k "$LAB_KILL_AFTER" "$LAB_WIDE_TIMEOUT" "${LAB_SANDBOX[@]}" "$1" -n "$LAB_WIDE_N" \
-        --pattern onehot:last --buffers 1 "${LAB_ONE_RUN[@]}" >"$2" 2>&1
-}
-
 # Sets LAB_WIDE (1, 0, or "" when it could not run: then LAB_UNCHECKED says why) and adds
 # to LAB_REASONS. One run at n = LAB_WIDE_N (2^32, the most the programs take) with only the
 # last element hot: an index that wraps (an int, an unsigned product, a 32-bit grid-stride
@@ -422,10 +380,7 @@ lab_stage_wide() {   # PROGRAM LOGDIR
     need_gib=$(((need_mib + LAB_MIB_PER_GIB - 1) / LAB_MIB_PER_GIB))
     mkdir -p "$(dirname "$LAB_WIDE_LOCK")"
     exec {lock}>>"$LAB_WIDE_LOCK"
-    # Not waiting for the turn with the GPU held: the run that has it may need the GPU alone.
-    [ -z "${LAB_GPU_LOCK_FD:-}" ] || flock -u "$LAB_GPU_LOCK_FD"
     flock "$lock"
-    [ -z "${LAB_GPU_LOCK_FD:-}" ] || flock -s "$LAB_GPU_LOCK_FD"
     free=$(lab_free_mib)
     if [ -n "$free" ] && [ "$free" -lt "$need_mib" ]; then
         exec {lock}>&-
@@ -433,14 +388,9 @@ lab_stage_wide() {   # PROGRAM LOGDIR
         LAB_UNCHECKED+=("64-bit index at n = $LAB_WIDE_N: needs $need_gib GiB of GPU memory, $((free / LAB_MIB_PER_GIB)) GiB free")
         return
     fi
-    lab_run_wide "$program" "$log"
+    timeout -k "$LAB_KILL_AFTER" "$LAB_WIDE_TIMEOUT" "${LAB_SANDBOX[@]}" "$program" -n "$LAB_WIDE_N" \
+        --pattern onehot:last --buffers 1 "${LAB_ONE_RUN[@]}" >"$log" 2>&1
     status=$?
-    if lab_timed_out "$status" && lab_gpu_alone; then
-        lab_say index64 "stopped by its timeout while other submissions shared the GPU: run again with the GPU to itself"
-        lab_run_wide "$program" "$log"
-        status=$?
-        lab_gpu_shared
-    fi
     exec {lock}>&-
     line=$(grep -m 1 -E ' n=[0-9]+ ' "$log")
     if [ "$status" -eq 0 ]; then
@@ -477,19 +427,14 @@ lab_timed_row() {   # PROGRAM LOG [isolated: a submission's]
 
 # Sets LAB_MS, LAB_X_REFERENCE, LAB_X_CUB ("" when not measured).
 lab_stage_time() {   # LAB PROGRAM LOGDIR
-    local step program=$2 logdir=$3 mine reference ok ms cub reference_ms status
+    local step program=$2 logdir=$3 mine reference ok ms cub reference_ms
     LAB_MS='' LAB_X_REFERENCE='' LAB_X_CUB=''
     step=$(lab_step "$1")
     if [ "$LAB_CORRECT" -ne 1 ]; then
         lab_say time "not measured: the kernel is not correct"
         return
     fi
-    lab_gpu_alone || true
-    mine=$(lab_timed_row "$program" "$logdir/time.csv" isolated)
-    status=$?
-    reference=$(lab_timed_row "$LAB_ROOT/$step/run" "$logdir/reference.csv")
-    lab_gpu_shared
-    if [ "$status" -ne 0 ] || [ -z "$mine" ]; then
+    if ! mine=$(lab_timed_row "$program" "$logdir/time.csv" isolated) || [ -z "$mine" ]; then
         lab_say time "FAILED: the timed run at n = $LAB_TIMED_N did not finish cleanly: $(tail -n 1 "$logdir/time.csv")"
         LAB_REASONS+=("time: the run at n = $LAB_TIMED_N failed: $(lab_clip "$(tail -n 1 "$logdir/time.csv")")")
         return
@@ -498,6 +443,7 @@ lab_stage_time() {   # LAB PROGRAM LOGDIR
     LAB_MS=$ms
     [ "$ok" = 1 ] || LAB_REASONS+=("wrong result in the timed run at n = $LAB_TIMED_N")
     LAB_X_CUB=$(awk -v mine="$ms" -v cub="$cub" 'BEGIN {if (cub > 0) printf "%.2f", cub / mine}')
+    reference=$(lab_timed_row "$LAB_ROOT/$step/run" "$logdir/reference.csv")
     reference_ms=${reference#* }
     reference_ms=${reference_ms%% *}
     [ -z "$reference" ] ||
@@ -671,12 +617,34 @@ lab_check() {   # LAB PROGRAM PTX LOGDIR
     mkdir -p "$4"
     lab_say build ok
     lab_stage_lesson "$1" "$3" "$4"
-    lab_stage_check "$1" "$2" "$4"
-    lab_stage_sanitize "$1" "$2" "$4"
-    lab_stage_wide "$2" "$4"
-    lab_stage_time "$1" "$2" "$4"
+    lab_with_gpu lab_gpu_stages "$1" "$2" "$4"
     lab_verdict "$1"
     lab_passed
+}
+
+lab_gpu_stages() {   # LAB PROGRAM LOGDIR
+    lab_stage_check "$1" "$2" "$3"
+    lab_stage_sanitize "$1" "$2" "$3"
+    lab_stage_wide "$2" "$3"
+    lab_stage_time "$1" "$2" "$3"
+}
+
+# COMMAND [ARGS]: with the GPU to itself where labs/grade.sh grades several submissions at once
+# (LAB_GPU_LOCK, held alone). Sharing a GPU, a kernel that never ends would slow the others'
+# runs past their timeouts, and the timed runs would disturb each other.
+lab_with_gpu() {
+    local lock status
+    if [ -z "${LAB_GPU_LOCK:-}" ]; then
+        "$@"
+        return
+    fi
+    mkdir -p "$(dirname "$LAB_GPU_LOCK")"
+    exec {lock}>>"$LAB_GPU_LOCK"
+    flock -x "$lock"
+    "$@"
+    status=$?
+    exec {lock}>&-
+    return "$status"
 }
 
 # ---- ./labs/labNN/run -------------------------------------------------------------------

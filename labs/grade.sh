@@ -36,15 +36,12 @@
 #   GPU memory for n = 2^32: the reason then says "not checked"). ms: median time at n = 2^25;
 #   x_reference and x_cub: how many times as fast as the step's own kernel and as CUB (above
 #   1: faster). isolation: bwrap, user nobody, or none.
-# One submission at a time unless -j N asks for N at once: their builds, compiled code and
-# checks then overlap, sharing the GPU, but the timed runs wait until the GPU is theirs alone,
-# and the runs at n = 2^32 (about 17 GiB of GPU memory each) take turns. A kernel that never
-# ends keeps a shared GPU busy until its timeout, so a run stopped by its timeout while others
-# shared the GPU runs again with the GPU to itself before it counts (labs/check.sh,
-# lab_gpu_alone): under -j a hang costs its timeout twice, and holds the others meanwhile.
-# With several GPUs (those CUDA_VISIBLE_DEVICES names, else every GPU nvidia-smi lists),
-# submission k runs on GPU k mod their number, each GPU with its own turns: -j equal to the
-# number of GPUs grades that many at once, none sharing a GPU. A kernel that hangs costs about two minutes: grading stops its --check after
+# One submission at a time unless -j N asks for N at once: their builds and the reading of
+# their compiled code then overlap, but the GPU stages of one submission hold the GPU alone
+# (labs/check.sh, lab_with_gpu): beside a kernel that never ends, the others' runs would pass
+# their timeouts, and timed runs would disturb each other. With several GPUs (those
+# CUDA_VISIBLE_DEVICES names, else every GPU nvidia-smi lists), submission k runs on GPU
+# k mod their number, each GPU in turns of its own. A kernel that hangs costs about two minutes: grading stops its --check after
 # LAB_CHECK_TIMEOUT = 100 s (the other runs after at most 100 s, the sanitizers after
 # 300 s); set them in the environment to change that (labs/check.sh lists them all).
 # Without a GPU every submission is still built and its compiled code read: the CSV has
@@ -57,12 +54,13 @@ export LAB_CHECK_TIMEOUT=${LAB_CHECK_TIMEOUT:-100} LAB_TIME_TIMEOUT=${LAB_TIME_T
 export LAB_WIDE_TIMEOUT=${LAB_WIDE_TIMEOUT:-100} LAB_SANITIZER_TIMEOUT=${LAB_SANITIZER_TIMEOUT:-300}
 # shellcheck source=labs/check.sh
 source "$(dirname "${BASH_SOURCE[0]}")/check.sh" || exit 3
+# One submission's GPU stages at a time on each GPU (per GPU: use_gpu_of).
+export LAB_GPU_LOCK=${LAB_GPU_LOCK:-$LAB_ROOT/build/labs/gpu.lock}
 
 CSV_HEADER=student,pass,builds,host_code,instructions,correct,sanitizer_clean,index64,ms,x_reference,x_cub,isolation,reason
 SUBMISSIONS=                   # the folder being graded, absolute
 SCRATCH=                       # where the submissions are built; removed at the end
 ROW_FILES=()                   # where each finished row is appended
-GPU_SHARED=0                   # 1: -j puts more than one submission on a GPU at once
 GPU=1                          # 0: build and read only
 LOGS=                          # the logs' folder, absolute
 ISOLATION=none                 # bwrap, user, or none: how each submission runs (isolation_kind)
@@ -195,26 +193,6 @@ use_gpu_of() {   # INDEX
     export CUDA_VISIBLE_DEVICES=$gpu LAB_WIDE_LOCK=$LAB_WIDE_LOCK.gpu$gpu LAB_GPU_LOCK=$LAB_GPU_LOCK.gpu$gpu
 }
 
-# The GPU stages, with the GPU's lock held shared while they run beside the other submissions
-# graded at once; labs/check.sh takes it alone for the timed runs, and to run again a run that
-# its timeout stopped (it may only have waited for the GPU that another submission's endless
-# kernel kept busy). Opened here, in this submission's own process: each grader its own lock.
-# Without -j beyond the number of GPUs, no other submission shares this one's GPU.
-grade_on_gpu() {   # LAB WORK LOGDIR
-    if [ "$GPU_SHARED" != 1 ]; then
-        { cat "$3/host.txt"; lab_check "$1" "$2/program" "$2/reduce.ptx" "$3"; } >"$3/verdict.txt" 2>&1
-        return
-    fi
-    mkdir -p "$(dirname "$LAB_GPU_LOCK")"
-    exec {LAB_GPU_LOCK_FD}>>"$LAB_GPU_LOCK"
-    LAB_GPU_ALONE=0
-    flock -s "$LAB_GPU_LOCK_FD"
-    { cat "$3/host.txt"; lab_check "$1" "$2/program" "$2/reduce.ptx" "$3"; } >"$3/verdict.txt" 2>&1
-    flock -u "$LAB_GPU_LOCK_FD"
-    exec {LAB_GPU_LOCK_FD}>&-
-    LAB_GPU_LOCK_FD=
-}
-
 # One submission's build in its scratch folder, isolated, with the step's objects.
 build_isolated() {   # LOG LAB WORK
     (cd "$LAB_ROOT" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
@@ -241,7 +219,7 @@ grade_one() {   # LAB INDEX STUDENT KERNEL SCRATCH LOGS
         if [ "$LAB_HOST_CODE" = 0 ]; then
             { cat "$logdir/host.txt"; lab_host_code_failed "$lab"; } >"$logdir/verdict.txt" 2>&1
         elif [ "$GPU" = 1 ]; then
-            grade_on_gpu "$lab" "$work" "$logdir"
+            { cat "$logdir/host.txt"; lab_check "$lab" "$work/program" "$work/reduce.ptx" "$logdir"; } >"$logdir/verdict.txt" 2>&1
         else
             { cat "$logdir/host.txt"; lab_check_without_gpu "$lab" "$work/reduce.ptx" "$logdir"; } >"$logdir/verdict.txt" 2>&1
         fi
@@ -315,7 +293,6 @@ main() {
         # nvidia-smi's indices are the PCI bus order; CUDA_VISIBLE_DEVICES then means the same.
         [ -n "${CUDA_VISIBLE_DEVICES-}" ] || export CUDA_DEVICE_ORDER=PCI_BUS_ID
         mapfile -t GPUS < <(visible_gpus)
-        [ "$jobs" -le "${#GPUS[@]}" ] || GPU_SHARED=1
     fi
     echo "grade.sh: ${#lines[@]} submission(s) for $lab, $jobs at a time$([ ${#GPUS[@]} -le 1 ] || echo " over GPUs ${GPUS[*]}"); logs in $logs; isolation: ${ISOLATION/user/user nobody}" >&2
     for line in "${lines[@]}"; do
