@@ -747,8 +747,8 @@ struct expectation {
     enum expected pass, builds, host_code, instructions, correct, clean, index64;
     const char *reasons[MAX_REASONS]; /* parts of the reason column; none: no reason at all */
     bool needs_sanitizer;             /* only the sanitizer can find this one */
-    bool hangs; /* never finishes, or may on some GPUs: graded apart, with a short timeout */
-    bool cause_first;                 /* the reason starts with reasons[0] */
+    bool hangs;       /* never finishes, or may on some GPUs: graded apart, with a short timeout */
+    bool cause_first; /* the reason starts with reasons[0] */
 };
 #define RIGHT                                                                                      \
     MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1,                   \
@@ -1202,8 +1202,8 @@ static void grade_and_expect(int lab, bool hanging, const char *const *settings)
 
     const char *jobs = getenv("WRONG_KERNELS_JOBS");
     if (jobs == NULL || *jobs == '\0') jobs = DEFAULT_GRADE_JOBS;
-    struct outcome o = run((const char *const[]){"labs/grade.sh", "-j", jobs, "-o", csv,
-                                                 "--logs", logs, folder, LAB[lab], NULL},
+    struct outcome o = run((const char *const[]){"labs/grade.sh", "-j", jobs, "-o", csv, "--logs",
+                                                 logs, folder, LAB[lab], NULL},
                            settings);
     cr_assert_eq(o.exit_code, 0, "labs/grade.sh: exit code %d:\n%.4000s", o.exit_code, o.out);
     FILE *file = fopen(csv, "r"), *table = open_table(lab, hanging);
