@@ -1183,6 +1183,25 @@ static void table_row(FILE *table, const struct expectation *e, char *const fiel
             *fields[G_REASON] ? fields[G_REASON] : "(none)", ok ? "ok" : "WRONG");
 }
 
+/* SETTINGS and a GPU lock of this test's own: grade.sh still runs one submission's GPU stages
+ * at a time, but the tests' gradings, whose timeouts allow for a shared GPU, overlap. */
+static const char *const *with_own_gpu_lock(const char *const *settings, const char *scratch)
+{
+    enum { MOST_SETTINGS = 16 };
+    static const char *all[MOST_SETTINGS + 2];
+    static char lock[FOLDER_LENGTH + 32];
+    int count = 0;
+    while (settings[count] != NULL && count < MOST_SETTINGS) {
+        all[count] = settings[count];
+        count++;
+    }
+    cr_assert_null(settings[count], "more than %d settings", MOST_SETTINGS);
+    snprintf(lock, sizeof lock, "LAB_GPU_LOCK=%s/gpu.lock", scratch);
+    all[count] = lock;
+    all[count + 1] = NULL;
+    return all;
+}
+
 /* Grades the lab's kernels that hang (or the others) with labs/grade.sh and checks each CSV row
  * against EXPECTED. */
 static void grade_and_expect(int lab, bool hanging, const char *const *settings)
@@ -1204,7 +1223,7 @@ static void grade_and_expect(int lab, bool hanging, const char *const *settings)
     if (jobs == NULL || *jobs == '\0') jobs = DEFAULT_GRADE_JOBS;
     struct outcome o = run((const char *const[]){"labs/grade.sh", "-j", jobs, "-o", csv, "--logs",
                                                  logs, folder, LAB[lab], NULL},
-                           settings);
+                           with_own_gpu_lock(settings, scratch));
     cr_assert_eq(o.exit_code, 0, "labs/grade.sh: exit code %d:\n%.4000s", o.exit_code, o.out);
     FILE *file = fopen(csv, "r"), *table = open_table(lab, hanging);
     cr_assert_not_null(file, "%s: %s\n%.4000s", csv, strerror(errno), o.out);
