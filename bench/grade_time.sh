@@ -4,6 +4,11 @@
 #
 #   bash bench/grade_time.sh [FILE]     (default FILE: docs/results/2026-11-27/grade_time.txt)
 #   GRADE_JOBS=4 bash bench/grade_time.sh   submissions graded at once (grade.sh -j; default 1)
+#   GRADE_PART=1/2 bash bench/grade_time.sh FILE1   then GRADE_PART=2/2 ... FILE2: the class in
+#                                           parts, each graded by a grade.sh of its own (part k
+#                                           of m: the k-th, (k+m)-th, ... submission by name), for
+#                                           a machine that gives a run less time than the whole
+#                                           class takes; the class's time is the parts' sum
 #
 # The class: 21 copies of step08's own kernel (right), the lab's starter twice (its holes
 # empty: wrong), one file that does not compile, and the six kernels of
@@ -26,6 +31,11 @@ STARTER_COPIES=2
 out=${1:-docs/results/2026-11-27/grade_time.txt}
 jobs=${GRADE_JOBS:-1}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die 2 "GRADE_JOBS must be a positive number, not '$jobs'"
+part=${GRADE_PART:-1/1}
+if ! [[ $part =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] || [ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ]; then
+    die 2 "GRADE_PART must be K/M with 1 <= K <= M, not '$part'"
+fi
+part_index=${BASH_REMATCH[1]} parts=${BASH_REMATCH[2]}
 
 if ! nvidia-smi -L >/dev/null 2>&1; then die 3 "no GPU (nvidia-smi sees none)"; fi
 make -s --no-print-directory "$LAB" "$STEP" || die 1 "make $LAB $STEP failed"
@@ -41,8 +51,15 @@ mapfile -t wrong < <(printf '%s\n' tests/wrong_kernels/"$LAB"_*.cu | LC_ALL=C so
 for kernel in "${wrong[@]}"; do cp "$kernel" "$class/"; done
 count=$(find "$class" -name '*.cu' | wc -l)
 [ "$count" -eq 30 ] || die 1 "the class has $count submissions, not 30 (tests/wrong_kernels/$LAB_*.cu changed?)"
+# Part k of m keeps the k-th, (k+m)-th, ... submission by name; the others wait outside.
+mkdir -p "$scratch/other_parts"
+mapfile -t everyone < <(cd "$class" && printf '%s\n' *.cu | LC_ALL=C sort)
+for ((i = 0; i < ${#everyone[@]}; i++)); do
+    [ $((i % parts)) -eq $((part_index - 1)) ] || mv "$class/${everyone[i]}" "$scratch/other_parts/"
+done
+graded=$(find "$class" -name '*.cu' | wc -l)
 
-note "grading $count submissions of $LAB, $jobs at a time (logs in $scratch/logs); this takes minutes"
+note "grading $graded of the $count submissions of $LAB (part $part), $jobs at a time (logs in $scratch/logs); this takes minutes"
 start=$(date +%s.%N)
 CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} labs/grade.sh -j "$jobs" -o "$scratch/grades.csv" --logs "$scratch/logs" "$class" "$LAB" >/dev/null 2>"$scratch/progress.txt"
 status=$?
@@ -52,12 +69,12 @@ passed=$(awk -F, 'NR > 1 && $2 == 1' "$scratch/grades.csv" | wc -l)
 
 mkdir -p "$(dirname "$out")"
 {
-    echo "# labs/grade.sh over a class of $count $LAB submissions, $jobs at a time"
+    echo "# labs/grade.sh over part $part of a class of $count $LAB submissions ($graded of them), $jobs at a time"
     echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader -i "${CUDA_VISIBLE_DEVICES:-0}" | head -n 1) (one GPU)"
     echo "driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1)"
     echo "cuda: $(nvcc --version | grep -oE 'release [0-9.]+' | head -n 1)"
     echo "date: $(utc_now)"
-    echo "command: labs/grade.sh -j $jobs -o grades.csv --logs logs $LAB $LAB"
+    echo "command: GRADE_PART=$part: labs/grade.sh -j $jobs -o grades.csv --logs logs $LAB $LAB"
     echo "isolation: $(awk -F, 'NR == 2 {print $12}' "$scratch/grades.csv")"
     echo "submissions: $count ($RIGHT_COPIES right copies of $STEP/reduce.cu, $STARTER_COPIES starters, 1 not compiling, ${#wrong[@]} wrong kernels)"
     echo "passed: $passed"
