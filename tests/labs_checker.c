@@ -434,8 +434,9 @@ static struct outcome bash_script(const char *script)
 static const char TWO_AT_ONCE[] =
     "source labs/check.sh; dir=$(mktemp -d); trap 'rm -rf \"$dir\"' EXIT;"
     "[ -z \"${LOCKED:-}\" ] || export LAB_GPU_LOCK=\"$dir/gpu.lock\";"
-    "stages() { echo \"$1 begins\"; sleep 1; echo \"$1 ends\"; };"
-    "lab_with_gpu stages first & sleep 0.2; lab_with_gpu stages second; wait";
+    "stages() { echo \"$1 begins\"; touch \"$dir/$1\"; sleep 1; echo \"$1 ends\"; };"
+    "lab_with_gpu stages first & while [ ! -e \"$dir/first\" ]; do sleep 0.05; done;"
+    "lab_with_gpu stages second; wait";
 
 Test(labs, two_submissions_never_use_the_gpu_at_once)
 {
