@@ -41,9 +41,10 @@
 # (labs/check.sh, lab_with_gpu): beside a kernel that never ends, the others' runs would pass
 # their timeouts, and timed runs would disturb each other. With several GPUs (those
 # CUDA_VISIBLE_DEVICES names, else every GPU nvidia-smi lists), submission k runs on GPU
-# k mod their number, each GPU in turns of its own. A kernel that hangs costs about two minutes: grading stops its --check after
-# LAB_CHECK_TIMEOUT = 100 s (the other runs after at most 100 s, the sanitizers after
-# 300 s); set them in the environment to change that (labs/check.sh lists them all).
+# k mod their number, each GPU in turns of its own. A kernel that hangs costs about two
+# minutes: grading stops its --check after LAB_CHECK_TIMEOUT = 100 s (the other runs after at
+# most 100 s, the sanitizers after 300 s); set them in the environment to change that
+# (labs/check.sh lists them all).
 # Without a GPU every submission is still built and its compiled code read: the CSV has
 # builds, instructions, pass (0 where either failed) and the compiler's first error; the rest
 # needs a GPU (docs/instructors.md, "Running a lab on a shared cluster").
