@@ -32,8 +32,9 @@ static const struct step_info STEP = {
              "also time a cudaMemset and a device-to-device cudaMemcpy of the same\n"
              "                 bytes, and an empty kernel, beside the step and CUB"},
             {"vectors", "V",
-             "float4 each thread of the grid keeps in flight: 8, 12, or auto (the default:\n"
-             "                 8 for a grid the gatherer finishes, else the card's count)"},
+             "float4 each thread of the grid keeps in flight: 4, 8, 12, or auto (the\n"
+             "                 default: for a grid the gatherer finishes, the fewest of 4 and 8\n"
+             "                 whose grid it still reads; else the card's count)"},
             {NULL, NULL, NULL}},
 };
 
@@ -43,19 +44,20 @@ struct shape {
     int variant;
 };
 
-/* --vectors: FEW_VECTORS or MANY_VECTORS as given, 0 for auto (or absent), -1 for anything
- * else. */
+/* --vectors: FEWEST_VECTORS, FEW_VECTORS or MANY_VECTORS as given, 0 for auto (or absent),
+ * -1 for anything else. */
 static int vectors_given(const char *text)
 {
     char *end = NULL;
     if (text == NULL || strcmp(text, "auto") == 0) return 0;
     unsigned long count = strtoul(text, &end, 10);
     if (end == text || *end != '\0') return -1;
-    return count == FEW_VECTORS || count == MANY_VECTORS ? (int)count : -1;
+    bool compiled = count == FEWEST_VECTORS || count == FEW_VECTORS || count == MANY_VECTORS;
+    return compiled ? (int)count : -1;
 }
 
-/* The count --vectors gives; auto: the card's, from its bandwidth per SM (Little's law,
- * reduce.h), for a grid too large to gather. */
+/* The count --vectors gives; auto: 4 or 8 for a grid the gatherer finishes, the card's, from
+ * its bandwidth per SM (Little's law, reduce.h), for a grid too large to gather. */
 static struct shape shape_for(const struct options *o, const struct device_info *device, size_t n,
                               unsigned threads)
 {
@@ -207,7 +209,7 @@ done:
 static int check_all(const struct options *o, const struct device_info *device)
 {
     struct check *check = check_start(&STEP, o, device);
-    struct shape largest = {STEP.min_threads, FEW_VECTORS, o->variant}; /* the most blocks */
+    struct shape largest = {STEP.min_threads, FEWEST_VECTORS, o->variant}; /* the most blocks */
     struct buffers buffers = {0};
     struct check_case c;
     bool ran = false;
@@ -242,8 +244,10 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (vectors_given(options.extra[VECTORS_OPTION]) < 0) {
-        fprintf(stderr, "%s: '--vectors %s': %d, %d or auto\n(%s/run --help lists the options)\n",
-                STEP.name, options.extra[VECTORS_OPTION], FEW_VECTORS, MANY_VECTORS, STEP.name);
+        fprintf(stderr,
+                "%s: '--vectors %s': %d, %d, %d or auto\n(%s/run --help lists the options)\n",
+                STEP.name, options.extra[VECTORS_OPTION], FEWEST_VECTORS, FEW_VECTORS, MANY_VECTORS,
+                STEP.name);
         return EXIT_USAGE;
     }
     if (!device_open(&device, STEP.name)) return EXIT_ENVIRONMENT;

@@ -16,12 +16,16 @@
  *         past GATHER_MOST_BLOCKS blocks the ticket finishes, writing its plain float sums
  *         past the gatherer's words, so that it has nothing to clear. The ticket alone stays
  *         as --variant ticket, to be measured beside it. And the float4 each thread keeps in
- *         flight are no longer fixed at 8: a card with more bandwidth per SM needs more bytes
- *         on their way (Little's law), so the host picks 8 or 12 from the card (reduce.h).
+ *         flight are no longer fixed at 8. A grid the gatherer finishes takes 4 where the
+ *         gatherer can still read the grid that makes: the same bytes in twice the blocks,
+ *         spread over more SMs and more threads of each. A larger grid takes the card's
+ *         count: a card with more bandwidth per SM needs more bytes on their way (Little's
+ *         law), so the host picks 8 or 12 from the card (reduce.h).
  * Profile: per launch, one atomic per block at its start instead of a fence and an atomic at
- *         its end; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time; with
- *         12 float4 a thread, more registers and fewer blocks an SM, the same bytes in flight
- *         per SM but in blocks that live longer. */
+ *         its end; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time; at
+ *         n = 2^22 with 4 float4 a thread, about 4 blocks an SM where 8 leave 2; with 12,
+ *         more registers and fewer blocks an SM, the same bytes in flight per SM but in
+ *         blocks that live longer. */
 #include <stdint.h>
 #include <cuda/atomic>
 
@@ -295,10 +299,11 @@ struct instantiation {
                  "atomicAdd"},                                                                     \
         }                                                                                          \
     }
-#define BOTH_COUNTS(size) VARIANTS(size, FEW_VECTORS), VARIANTS(size, MANY_VECTORS)
+#define EVERY_COUNT(size)                                                                          \
+    VARIANTS(size, FEWEST_VECTORS), VARIANTS(size, FEW_VECTORS), VARIANTS(size, MANY_VECTORS)
 static const struct instantiation KERNELS[] = {
-    BOTH_COUNTS(32),  BOTH_COUNTS(64),  BOTH_COUNTS(128),
-    BOTH_COUNTS(256), BOTH_COUNTS(512), BOTH_COUNTS(1024),
+    EVERY_COUNT(32),  EVERY_COUNT(64),  EVERY_COUNT(128),
+    EVERY_COUNT(256), EVERY_COUNT(512), EVERY_COUNT(1024),
 };
 
 /* One block per threads * vectors float4, at least one: every float4 of the body, at most
@@ -319,8 +324,9 @@ extern "C" unsigned card_vectors(double gb_per_s_per_sm)
 
 extern "C" unsigned vectors_per_thread(size_t n, unsigned threads, unsigned card)
 {
-    return grid_blocks(n, threads, FEW_VECTORS) <= GATHER_MOST_BLOCKS ? (unsigned)FEW_VECTORS
-                                                                      : card;
+    if (grid_blocks(n, threads, FEWEST_VECTORS) <= GATHER_MOST_BLOCKS) return FEWEST_VECTORS;
+    if (grid_blocks(n, threads, FEW_VECTORS) <= GATHER_MOST_BLOCKS) return FEW_VECTORS;
+    return card;
 }
 
 /* The gatherer's words, then the ticket's floats: the total goes after both. */

@@ -13,17 +13,18 @@ extern "C" {
 #endif
 
 /* A float4 is four floats: 16 bytes, read by one load instruction. Each thread of the grid
- * kernel reads FEW_VECTORS or MANY_VECTORS of them, all issued before the first is added, and
- * nothing else: the host chooses per launch (vectors_per_thread). */
-enum { FLOATS_PER_VECTOR = 4, FEW_VECTORS = 8, MANY_VECTORS = 12 };
+ * kernel reads FEWEST_VECTORS, FEW_VECTORS or MANY_VECTORS of them, all issued before the
+ * first is added, and nothing else: the host chooses per launch (vectors_per_thread). */
+enum { FLOATS_PER_VECTOR = 4, FEWEST_VECTORS = 4, FEW_VECTORS = 8, MANY_VECTORS = 12 };
 /* Little's law: the bytes a card must keep in flight grow with its bandwidth per SM. 8 float4
  * a thread keep an SM busy up to FEW_VECTORS_ENOUGH_GB_PER_S_PER_SM (the H100's 25.4 GB/s
  * per SM, measured); a card with more bandwidth per SM and about the same latency needs
  * proportionally more, rounded up to the counts the kernel is compiled for. */
 #define FEW_VECTORS_ENOUGH_GB_PER_S_PER_SM 26.0
 unsigned card_vectors(double gb_per_s_per_sm);
-/* The card's count for a grid too large to gather; FEW_VECTORS for one the gatherer finishes,
- * where more, shorter blocks start sooner. */
+/* For a grid the gatherer finishes, the fewest float4 a thread whose grid it still reads
+ * (FEWEST_VECTORS, else FEW_VECTORS): the same bytes in more, shorter blocks, on more SMs
+ * and in more threads of each. For a grid too large to gather, the card's count. */
 unsigned vectors_per_thread(size_t n, unsigned threads, unsigned card);
 /* Up to ONE_BLOCK_ELEMENTS floats, a kernel of its own: one block of ONE_BLOCK_THREADS, each
  * thread one group of ONE_BLOCK_VECTORS float4. */

@@ -349,7 +349,7 @@ size_t shard_start(size_t n, int rank, int size)
  * block sums, the total, and the ticket counter, zeroed once; each launch leaves them 0. */
 static bool scratch_create(struct scratch *s, size_t n)
 {
-    size_t bytes = block_sums_bytes(grid_blocks(n, FEWEST_THREADS, FEW_VECTORS));
+    size_t bytes = block_sums_bytes(grid_blocks(n, FEWEST_THREADS, FEWEST_VECTORS));
     CUDA_TRY(cudaMalloc((void **)&s->block_sums, bytes + sizeof(float)));
     CUDA_TRY(cudaMalloc((void **)&s->ticket_counter, sizeof(unsigned)));
     s->total = (float *)((char *)s->block_sums + bytes);

@@ -1,6 +1,8 @@
-/* step13's --vectors: the float4 each thread of the grid keeps in flight. The host picks 8 or
- * 12 from the card's bandwidth per SM (Little's law, step13_gather/reduce.h); a card picks one,
- * so --check runs both counts here, and the report names the count it launched. */
+/* step13's --vectors: the float4 each thread of the grid keeps in flight. For a grid the
+ * gatherer finishes the host picks 4 or 8, the fewest whose grid it still reads; for a larger
+ * grid 8 or 12, from the card's bandwidth per SM (Little's law, step13_gather/reduce.h). A card
+ * picks one of the last two, so --check runs every count here, and the report names the count
+ * it launched. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +12,7 @@
 
 static const double CHECK_TIMEOUT_S = 900, RUN_TIMEOUT_S = 300;
 enum { LINE_SIZE = 1024 };
-static const char *const COUNTS[] = {"8", "12"};
+static const char *const COUNTS[] = {"4", "8", "12"};
 enum { COUNT_COUNT = sizeof COUNTS / sizeof COUNTS[0] };
 
 static const struct ladder_step *step13(void)
@@ -21,9 +23,9 @@ static const struct ladder_step *step13(void)
     return NULL;
 }
 
-Test(usage, step13_vectors_takes_8_12_or_auto_only)
+Test(usage, step13_vectors_takes_4_8_12_or_auto_only)
 {
-    static const char *const bad[] = {"9", "0", "twelve", "12x", ""};
+    static const char *const bad[] = {"9", "0", "2", "twelve", "12x", ""};
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
         struct finished run = STEP_RUN(step13(), GPUS_HIDDEN, "--vectors", bad[b]);
         cr_expect_eq(run.exit_code, EXIT_USAGE, "--vectors '%s': exit %d\n%s", bad[b],
@@ -32,7 +34,7 @@ Test(usage, step13_vectors_takes_8_12_or_auto_only)
                   run.err);
         finished_free(&run);
     }
-    static const char *const good[] = {"8", "12", "auto"};
+    static const char *const good[] = {"4", "8", "12", "auto"};
     for (size_t g = 0; g < sizeof good / sizeof good[0]; g++) {
         struct finished run = STEP_RUN(step13(), GPUS_HIDDEN, "--vectors", good[g]);
         cr_expect_eq(run.exit_code, EXIT_ENVIRONMENT, "--vectors %s: exit %d\n%s", good[g],
@@ -42,7 +44,7 @@ Test(usage, step13_vectors_takes_8_12_or_auto_only)
 }
 
 /* Every case of the matrix with each count, for the gather and the ticket finishes. */
-Test(gpu, step13_check_passes_with_8_and_with_12_vectors, .timeout = CHECK_TIMEOUT_S)
+Test(gpu, step13_check_passes_with_every_count_of_vectors, .timeout = CHECK_TIMEOUT_S)
 {
     require_gpu("step13");
     static const char *const finishes[] = {"gather", "ticket"};
@@ -70,6 +72,29 @@ Test(gpu, step13_launch_line_names_the_vectors_it_ran, .timeout = RUN_TIMEOUT_S)
         snprintf(expected, sizeof expected, "%s float4 per thread", COUNTS[c]);
         cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s", run.out);
         cr_expect(strstr(run.out, expected) != NULL, "'%s' in:\n%s", expected, run.out);
+        finished_free(&run);
+    }
+}
+
+/* auto at 512 threads: 4 float4 a thread while that grid is one the gatherer reads
+ * (2^24 floats: 2048 blocks), 8 one float later (2049 blocks of 4 would be too many: 1025 of
+ * 8 are not), and past the gatherer's grids the ticket with the card's count. */
+Test(gpu, step13_auto_takes_the_fewest_vectors_the_gatherer_reads, .timeout = RUN_TIMEOUT_S)
+{
+    require_gpu("step13");
+    static const struct {
+        const char *n, *launch;
+    } cases[] = {
+        {"2^24", "2048 blocks x 512 threads, 4 float4 per thread"},
+        {"16777217", "1025 blocks x 512 threads, 8 float4 per thread"},
+        {"2^25", "2048 blocks x 512 threads, 8 float4 per thread"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct finished run = STEP_RUN(step13(), GPUS_VISIBLE, "-n", cases[c].n, "--iters", "2",
+                                       "--no-cub", "--threads", "512");
+        cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s", run.out);
+        cr_expect(strstr(run.out, cases[c].launch) != NULL, "'%s' in:\n%s", cases[c].launch,
+                  run.out);
         finished_free(&run);
     }
 }

@@ -48,10 +48,10 @@ static const struct expected_launch EXPECTED[] = {
     {"step11", "atomic-add", "reduce_last_block<256, VARIANT_ATOMIC_ADD>", "atomicAdd"},
     {"step12", "ticket", "reduce_last_block<256, VARIANT_TICKET>", "atomic_ref ticket"},
     {"step12", "atomic-add", "reduce_last_block<256, VARIANT_ATOMIC_ADD>", "atomicAdd"},
-    {"step13", "gather", "reduce_last_block<256, FEW_VECTORS, VARIANT_GATHER>", "gather"},
-    {"step13", "ticket", "reduce_last_block<256, FEW_VECTORS, VARIANT_TICKET>",
+    {"step13", "gather", "reduce_last_block<256, FEWEST_VECTORS, VARIANT_GATHER>", "gather"},
+    {"step13", "ticket", "reduce_last_block<256, FEWEST_VECTORS, VARIANT_TICKET>",
      "atomic_ref ticket"},
-    {"step13", "atomic-add", "reduce_last_block<256, FEW_VECTORS, VARIANT_ATOMIC_ADD>",
+    {"step13", "atomic-add", "reduce_last_block<256, FEWEST_VECTORS, VARIANT_ATOMIC_ADD>",
      "atomicAdd"},
 };
 enum { EXPECTED_COUNT = sizeof EXPECTED / sizeof EXPECTED[0] };
