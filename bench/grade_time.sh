@@ -82,4 +82,4 @@ mkdir -p "$(dirname "$out")"
     echo
     cat "$scratch/grades.csv"
 } >"$out"
-note "$seconds s for $count submissions, $passed passed: $out"
+note "$seconds s for $graded of the $count submissions (part $part), $passed of them passed: $out"
