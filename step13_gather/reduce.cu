@@ -18,12 +18,14 @@
  *         as --variant ticket, to be measured beside it. And the float4 each thread keeps in
  *         flight are no longer fixed at 8. A grid the gatherer finishes takes 4 where the
  *         gatherer can still read the grid that makes: the same bytes in twice the blocks,
- *         spread over more SMs and more threads of each. A larger grid takes the card's
+ *         with fewer registers, so more of them fit on an SM and, once there are more than
+ *         fit, the gatherer starts after most have finished. A larger grid takes the card's
  *         count: a card with more bandwidth per SM needs more bytes on their way (Little's
  *         law), so the host picks 8 or 12 from the card (reduce.h).
  * Profile: per launch, one atomic per block at its start instead of a fence and an atomic at
  *         its end; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time; at
- *         n = 2^22 with 4 float4 a thread, about 4 blocks an SM where 8 leave 2; with 12,
+ *         n = 2^22 and 512 threads, 512 blocks of 40 registers a thread with 4 float4 (three
+ *         an SM at a time) where 8 make 256 blocks of 50 (two an SM, all at once); with 12,
  *         more registers and fewer blocks an SM, the same bytes in flight per SM but in
  *         blocks that live longer. */
 #include <stdint.h>
