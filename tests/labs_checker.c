@@ -1299,3 +1299,41 @@ ParameterizedTest(int *lab, labs_gpu, grade_reports_a_kernel_that_never_finishes
     require_cuda_device(LAB[*lab]);
     grade_and_expect(*lab, true, HANG_SETTINGS);
 }
+
+/* The number right after key in text (a grade_time.sh file's header), or -1. */
+static long header_number(const char *text, const char *key)
+{
+    const char *at = strstr(text, key);
+    return at == NULL ? -1 : strtol(at + strlen(key), NULL, 10);
+}
+
+/* instructors.md's box of a class's grading time gives each part's seconds beside its file, and
+ * their sum, as the files of bench/grade_time.sh say; its parts cover the 30 submissions and
+ * pass the 21 right copies. The box's lines start with "> ", dropped here before comparing. */
+Test(labs, instructors_grade_time_is_what_its_files_say)
+{
+    enum { PARTS = 3, CLASS_SIZE = 30, RIGHT_COPIES = 21 };
+    char *box = read_file("docs/instructors.md"), expected[LINE_LENGTH], path[PATH_LENGTH];
+    for (char *quote; (quote = strstr(box, "\n> ")) != NULL;)
+        memmove(quote + 1, quote + 3, strlen(quote + 3) + 1), quote[0] = ' ';
+    long total = 0, passed = 0, graded = 0;
+    for (int part = 1; part <= PARTS; part++) {
+        snprintf(path, sizeof path, "docs/results/2026-11-27/grade_time_h100_part%d.txt", part);
+        char *file = read_file(path);
+        long seconds = header_number(file, "\nseconds: ");
+        cr_assert_gt(seconds, 0, "%s has no seconds", path);
+        total += seconds;
+        passed += header_number(file, "\npassed: ");
+        graded += header_number(file, " submissions ("); /* "(10 of them)" */
+        snprintf(expected, sizeof expected, "%ld s ([part %d](results/%s))", seconds, part,
+                 path + strlen("docs/results/"));
+        cr_expect(strstr(box, expected) != NULL, "instructors.md lacks '%s'", expected);
+        free(file);
+    }
+    snprintf(expected, sizeof expected, "over the 30 submissions on one H100: %ld s", total);
+    cr_expect(strstr(box, expected) != NULL, "instructors.md lacks '%s'", expected);
+    cr_expect_eq(passed, RIGHT_COPIES, "the parts passed %ld, not the %d right copies", passed,
+                 RIGHT_COPIES);
+    cr_expect_eq(graded, CLASS_SIZE, "the parts graded %ld of the %d", graded, CLASS_SIZE);
+    free(box);
+}
