@@ -316,7 +316,7 @@ done
 # step13
 for variant in gather ticket; do timed "step13-sizes-$variant" "./step13/run --csv -n 2^20..2^25 --variant $variant"; done
 for threads in 512 1024; do
-    timed "step13-gather-all-threads-$threads" "./step13_ex_gather_all/run --csv -n 2^25..2^30 --threads $threads"
+    timed "step13-gather-all-threads-$threads" "./step13_ex_gather_all/run --csv -n 2^25..2^30 --threads $threads --vectors 8"
     timed "step13-ticket-threads-$threads" "./step13/run --csv -n 2^25..2^30 --threads $threads --variant ticket"
 done
 for flush in read write; do

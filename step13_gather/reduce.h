@@ -23,8 +23,9 @@ enum { FLOATS_PER_VECTOR = 4, FEWEST_VECTORS = 4, FEW_VECTORS = 8, MANY_VECTORS 
 #define FEW_VECTORS_ENOUGH_GB_PER_S_PER_SM 26.0
 unsigned card_vectors(double gb_per_s_per_sm);
 /* For a grid the gatherer finishes, the fewest float4 a thread whose grid it still reads
- * (FEWEST_VECTORS, else FEW_VECTORS): the same bytes in more, shorter blocks, on more SMs
- * and in more threads of each. For a grid too large to gather, the card's count. */
+ * (FEWEST_VECTORS, else FEW_VECTORS): the same bytes in more blocks of fewer registers, more of
+ * them on an SM, and once they are more than fit, a gatherer that starts after most have
+ * finished. For a grid too large to gather, the card's count. */
 unsigned vectors_per_thread(size_t n, unsigned threads, unsigned card);
 /* Up to ONE_BLOCK_ELEMENTS floats, a kernel of its own: one block of ONE_BLOCK_THREADS, each
  * thread one group of ONE_BLOCK_VECTORS float4. */
