@@ -52,7 +52,7 @@ unsigned grid_blocks(size_t n, unsigned threads, unsigned vectors);
 
 /* One launch, enqueued on `stream`, of `blocks` blocks of `threads` threads (32, 64, ... 1024)
  * over in[0..n), any alignment of `in`, that leaves the sum in *total. Each thread reads its
- * `vectors` float4 (FEW_VECTORS or MANY_VECTORS) once, so `blocks` must cover n:
+ * `vectors` float4 (FEWEST_VECTORS, FEW_VECTORS or MANY_VECTORS) once, so `blocks` must cover n:
  * grid_blocks(n, threads, vectors).
  * block_sums has block_sums_bytes(blocks) bytes, starts on a 16-byte boundary (as cudaMalloc's
  * memory does), and its gatherer's words are zeroed before the first launch; every launch
