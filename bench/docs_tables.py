@@ -12,7 +12,8 @@ outside is left as it is:
 KIND is one of
   ladder   every step at n = 2^25 (ms, GB/s, % of peak, x CUB, x the step before, x step00)
            beside the speed-ups Harris's slides report on a G80 (docs/results/harris_g80.csv),
-           and the sentence that compares the two. Keys: csv, device (default: the CSV's first).
+           and the sentence that compares the two. Keys: csv, device (default: the CSV's first),
+           caption=short (one line of caption, pointing to docs/results.md, no sentence).
   columns  one row per n, one column per cell spec, from a bench CSV. Keys: csv, device, flush
            (default read), n (a list: 2^25,2^30 or a range 2^10..2^14). The marker's body holds
            two more lines: `header: a ; b ; ...` and `cells: SPEC ; SPEC ; ...`, where SPEC is
@@ -25,6 +26,12 @@ KIND is one of
            one row per pattern and input type, one column per accumulation (float, the input
            type as a tree, as 32 chains); each cell the result, its error and its bound.
            Keys: csv, device.
+  step     a step beside the step before, one row per card in the bench CSV: the two steps'
+           default rows at n = 2^25 with --flush read (ms, speed-up, % of peak, x CUB, date).
+           Keys: step, before (omitted for step00), csv.
+  report   the report a step's program prints with its default options, as bench/reports.sh
+           recorded it on a GPU (docs/results/reports.txt), in a fenced block with the card,
+           CUDA version and date under it. Keys: step, csv (the reports file).
   options  README's options table: its `steps` column is rewritten from every step program's
            --help (the programs must be built: make); the other columns are kept.
   rows     step16's rows (docs/results/bench_rows.csv): a line per shape and type, the kernel
@@ -72,6 +79,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH_CSV = "docs/results/bench.csv"
 ROWS_CSV = "docs/results/bench_rows.csv"
 HARRIS_CSV = "docs/results/harris_g80.csv"
+REPORTS = "docs/results/reports.txt"
 HARRIS_SOURCE = ("Mark Harris, \"Optimizing Parallel Reduction in CUDA\", NVIDIA, 2007, "
                  "<https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf>")
 BEGIN = re.compile(r"(?m)^<!-- generated: (\w+)([^\n]*?)(?:-->|\n)")
@@ -199,13 +207,15 @@ def harris_by_step():
 
 
 def dates_of(rows):
-    """The day the rows were measured, or, where they span several, the first day and the
-    steps measured on each later one: "2026-11-25 (step12, step13: 2026-11-27)"."""
-    days = sorted({row[bench_csv.DATE][:10] for row in rows})
-    steps_on = {day: sorted({row["step"] for row in rows if row[bench_csv.DATE][:10] == day})
-                for day in days[1:]}
-    later = [f"{', '.join(steps)}: {day}" for day, steps in steps_on.items()]
-    return days[0] + (f" ({'; '.join(later)})" if later else "")
+    """The run the rows come from, or, where several runs wrote them, the first run and the
+    steps of each later one: "2026-11-27 14:52 UTC (step10, step13: 2026-11-27 19:38 UTC)"."""
+    def when(stamp):
+        return f"{stamp[:10]} {stamp[11:16]} UTC" if len(stamp) >= 16 else stamp[:10]
+    runs = sorted({row[bench_csv.DATE] for row in rows})
+    steps_of = {run: sorted({row["step"] for row in rows if row[bench_csv.DATE] == run})
+                for run in runs[1:]}
+    later = [f"{', '.join(steps)}: a later run, {when(run)}" for run, steps in steps_of.items()]
+    return when(runs[0]) + (f" ({'; '.join(later)})" if later else "")
 
 
 def ladder(options, relative, csv_path):
@@ -222,7 +232,12 @@ def ladder(options, relative, csv_path):
     keys = bench_csv.series_keys(at_n)
     harris = harris_by_step()
     source = relative + os.path.relpath(csv_path, ROOT)
-    lines = [
+    short = options.get("caption") == "short"
+    caption = (f"{device} (peak {peak:.0f} GB/s), CUDA {cuda}, {date}; n = 2^25 floats, the L2 "
+               f"emptied before every run, the median. From [{os.path.relpath(csv_path, ROOT)}]"
+               f"({source}); the method and the full table: [docs/results.md]"
+               f"({relative}docs/results.md).")
+    lines = [caption if short else
         f"Measured on {device} (peak {peak:.0f} GB/s), CUDA {cuda}, {date}: n = 2^25 floats "
         f"({n * bench_csv.BYTES_PER_FLOAT // MIB} MiB), uniform integers 0..99, the L2 cache "
         "emptied by reading before every run (`--flush read`), the runs rotating over up to 4 "
@@ -257,7 +272,8 @@ def ladder(options, relative, csv_path):
     if cub:
         lines.append(f"| CUB | {cub['ms_median']:.4f} | {cub['gb_per_s']:.1f} | "
                      f"{cub['peak_pct']:.1f} % | 1.00× | | | | |")
-    lines += ["", comparison(compared, device)]
+    if not short:
+        lines += ["", comparison(compared, device)]
     return "\n".join(lines)
 
 
@@ -674,6 +690,71 @@ def rows_torch(options, relative, csv_path):
 
 # ---- the files -----------------------------------------------------------------------------
 
+# ---- step: this step beside the one before, per card; report: what the program prints ------
+
+def default_row(rows, step, n):
+    """The step's default run at n: its first row there (bench.sh runs the default first)."""
+    found = [row for row in rows if row["step"] == step and row["n"] == n]
+    return found[0] if found else None
+
+
+def step_table(options, relative, csv_path):
+    step, before, n = options["step"], options.get("before"), bench_csv.LADDER_N
+    rows = bench_csv.with_flush(bench_csv.distinct(bench_csv.load(csv_path, PROGRAM)),
+                                bench_csv.READ_FLUSH)
+    devices = []
+    for row in rows:
+        if row["device"] not in devices:
+            devices.append(row["device"])
+    header = ["card"] + ([f"{before} (ms)"] if before else []) + \
+        [f"{step} (ms)"] + (["speed-up"] if before else []) + ["% of peak", "× CUB", "measured"]
+    lines = ["| " + " | ".join(header) + " |", "| --- |" + " ---: |" * (len(header) - 2) + " --- |"]
+    for device in devices:
+        on = [row for row in rows if row["device"] == device]
+        this, previous = default_row(on, step, n), default_row(on, before, n) if before else None
+        if this is None or (before and previous is None):
+            continue
+        cells = [device] + ([f"{previous['ms_median']:.4f}"] if before else [])
+        cells.append(f"{this['ms_median']:.4f}")
+        if before:
+            cells.append(f"{previous['ms_median'] / this['ms_median']:.2f}×")
+        cells += [f"{this['peak_pct']:.1f} %", times(this["ratio_to_cub"]) or "-",
+                  f"CUDA {this['cuda']}, {this[bench_csv.DATE][:10]}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    if len(lines) == 2:
+        raise ValueError(f"{csv_path} has no default rows of {step} at n = 2^25")
+    source = relative + os.path.relpath(csv_path, ROOT)
+    lines += ["", f"n = 2^25 floats, the L2 emptied before every run, the median of the timed "
+                  f"runs; × CUB above 1 is faster than `cub::DeviceReduce::Sum` on the same data. "
+                  f"From [{os.path.relpath(csv_path, ROOT)}]({source}) by `make docs`."]
+    return "\n".join(lines)
+
+
+def recorded_reports(path):
+    """{step: (header, report lines)} from the reports file: a `## stepNN DEVICE | CUDA | DATE`
+    line before each report."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as error:
+        raise ValueError(f"cannot read {path}: {error.strerror}")
+    reports = {}
+    for part in text.split("\n## ")[1:]:
+        head, _, body = part.partition("\n")
+        step, _, where = head.partition(" ")
+        reports[step] = (where.strip(), body.rstrip("\n"))
+    return reports
+
+
+def report_block(options, path):
+    reports = recorded_reports(path)
+    if options["step"] not in reports:
+        raise ValueError(f"{os.path.relpath(path, ROOT)} has no report of {options['step']}: "
+                         "run bench/reports.sh on a GPU")
+    where, body = reports[options["step"]]
+    return f"```\n{body}\n```\n\n({where}.)"
+
+
 def markdown_files():
     listed = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True, text=True)
     if listed.returncode != 0:
@@ -708,6 +789,11 @@ def generate(path, text, bench_csv_path):
         elif kind == "low_precision":
             link = os.path.relpath(csv_path, os.path.dirname(os.path.abspath(path)))
             table = low_precision(options, csv_path, link)
+        elif kind == "step":
+            table = step_table(options, relative, csv_path)
+        elif kind == "report":
+            reports_path = options.get("csv", REPORTS)
+            table = report_block(options, os.path.join(ROOT, reports_path))
         elif kind == "options":
             table = options_table(body)
         elif kind in ("rows", "torch"):
