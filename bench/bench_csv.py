@@ -19,7 +19,7 @@ STEP_COLUMNS = ["step", "variant", "n", "pattern", "flush", "result", "expected"
 DATE = "date"
 FLUSH = "flush"
 # What the program launched (the kernel's name is quoted: its template arguments hold commas).
-# A CSV written before the programs reported it has neither column: its rows get NOT_RECORDED.
+# The rows of a CSV that lacks these columns get NOT_RECORDED.
 LAUNCHED = ["kernel", "finish"]
 NOT_RECORDED = "-"
 COLUMNS = STEP_COLUMNS + [DATE]

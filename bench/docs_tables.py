@@ -32,6 +32,11 @@ KIND is one of
   report   the report a step's program prints with its default options, as bench/reports.sh
            recorded it on a GPU (docs/results/reports.txt), in a fenced block with the card,
            CUDA version and date under it. Keys: step, csv (the reports file).
+  checks   docs/instructors.md's expected results: for each step of `steps` (a range, 01..09),
+           its default run at n = 2^25 from the bench CSV (ms, % of peak, x CUB) beside the
+           last line of its --check (docs/results/checks.txt, bench/checks.sh), and the lab that
+           completes it (labs/steps.txt); with variants=yes, instead every other variant's
+           --check line of those steps. Keys: steps, device, csv, variants.
   options  README's options table: its `steps` column is rewritten from every step program's
            --help (the programs must be built: make); the other columns are kept.
   rows     step16's rows (docs/results/bench_rows.csv): a line per shape and type, the kernel
@@ -80,6 +85,8 @@ BENCH_CSV = "docs/results/bench.csv"
 ROWS_CSV = "docs/results/bench_rows.csv"
 HARRIS_CSV = "docs/results/harris_g80.csv"
 REPORTS = "docs/results/reports.txt"
+CHECKS = "docs/results/checks.txt"
+LAB_STEPS = "labs/steps.txt"
 HARRIS_SOURCE = ("Mark Harris, \"Optimizing Parallel Reduction in CUDA\", NVIDIA, 2007, "
                  "<https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf>")
 BEGIN = re.compile(r"(?m)^<!-- generated: (\w+)([^\n]*?)(?:-->|\n)")
@@ -472,9 +479,37 @@ def low_precision(options, csv_path, link):
 OPTION = re.compile(r"^\s+(--?[\w-]+)")
 
 
+# What each row of the options table claims, as arguments a program must accept: a row holds
+# for a step when its --help lists every option of the row and the step's program, given the
+# row's arguments, does not answer with a usage error (exit 2). Without a GPU (the programs run
+# with CUDA_VISIBLE_DEVICES="") an accepted command line exits 3, "no GPU".
+CLAIMS = {
+    "-n N": ["-n", "1000003"], "-n A..B": ["-n", "2^10..2^12"],
+    "--pattern P": ["--pattern", "onehot:last"], "--seed S": ["--seed", "7"],
+    "--iters I": ["--iters", "2"], "--warmup W": ["--warmup", "0"],
+    "--buffers K": ["--buffers", "2"], "--flush read|write": ["--flush", "write"],
+    "--threads T": ["--threads", "256"], "--blocks B": ["--blocks", "3"],
+    "--finish gpu|cpu": ["--finish", "cpu"], "--variant V": [], "--check": ["--check"],
+    "--no-cub": ["--no-cub"], "--csv": ["--csv"], "--quiet": ["--quiet"], "--help": ["--help"],
+}
+USAGE_ERROR = 2
+NOT_BUILT_EXIT = 3   # --check could not read a program: it judged nothing
+
+
+class NotBuilt(ValueError):
+    """A step program the options table needs is not built."""
+
+
+def program_exit(program, arguments):
+    run = subprocess.run([program] + arguments, capture_output=True, text=True,
+                         env=dict(os.environ, CUDA_VISIBLE_DEVICES=""), timeout=60)
+    return run.returncode
+
+
 def step_programs():
-    """(stepNN, its --help or None where it is not built), in order."""
-    programs = []
+    """(stepNN, its program, the options its --help lists), in order. A step that is not
+    built raises NotBuilt, naming it (and the Makefile's reason, where it left it out)."""
+    programs, missing = [], []
     for directory in sorted(glob.glob(os.path.join(ROOT, "step[0-9][0-9]_*"))):
         if not os.path.exists(os.path.join(directory, "host.c")) or not re.match(
                 r"step\d\d_[a-z0-9_]+$", os.path.basename(directory)):
@@ -482,15 +517,30 @@ def step_programs():
         name = os.path.basename(directory).split("_")[0]
         program = os.path.join(directory, "run")
         if not os.access(program, os.X_OK):
-            programs.append((name, None))
+            missing.append(os.path.relpath(program, ROOT))
             continue
         run = subprocess.run([program, "--help"], capture_output=True, text=True,
                              env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
         if run.returncode != 0:
             bench_csv.fail(PROGRAM, f"{program} --help exited {run.returncode}: {run.stderr}")
         offered = {match.group(1) for match in map(OPTION.match, run.stdout.splitlines()) if match}
-        programs.append((name, offered))
+        programs.append((name, program, offered))
+    if missing:
+        raise NotBuilt(f"the options table reads every step's --help: {', '.join(missing)} "
+                       "not built (run make; make says why it leaves a step out)")
     return programs
+
+
+def accepted_rows(program, offered, claims):
+    """The rows (keys of claims) whose options the program offers and whose arguments it
+    accepts: all rows' arguments in one run first, each row alone only when that run is refused."""
+    offered_rows = [row for row, (options, _) in claims.items()
+                    if all(option in offered for option in options)]
+    together = [word for row in offered_rows for word in claims[row][1]
+                if claims[row][1] != ["--help"]]
+    if program_exit(program, together) != USAGE_ERROR:
+        return set(offered_rows)
+    return {row for row in offered_rows if program_exit(program, claims[row][1]) != USAGE_ERROR}
 
 
 def step_list(numbers, every):
@@ -532,29 +582,31 @@ def options_table(body):
         raise ValueError("the options table needs a `steps` column")
     column = header.index("steps")
     programs = step_programs()
-    every = sorted(int(name[4:]) for name, _ in programs)
-    rows_seen, out = set(), lines[:2]
+    every = sorted(int(name[4:]) for name, _, _ in programs)
+    rows, claims = [], {}
     for line in lines[2:]:
         cells = re.split(r"(?<!\\)\|", line.strip()[1:-1])
-        options = re.findall(r"`(--?[\w-]+)", cells[0])
-        rows_seen |= set(options)
-        old = listed_numbers(cells[column]) if cells[column].strip() else set()
-        numbers = []
-        for name, offered in programs:
-            number = int(name[4:])
-            if offered is None:   # not built (step15 without NCCL): keep what the table says
-                if old is None or number in old:
-                    numbers.append(number)
-            elif all(option in offered for option in options):
-                numbers.append(number)
+        named = [text.replace("\\", "") for text in re.findall(r"`(--?[^`]+)`", cells[0])]
+        unknown = [text for text in named if text not in CLAIMS]
+        if unknown:
+            raise ValueError(f"the options table's row {', '.join(unknown)} has no claim in "
+                             "bench/docs_tables.py's CLAIMS: say what it must accept")
+        claims[cells[0]] = ([text.split()[0] for text in named],
+                            [word for text in named for word in CLAIMS[text]])
+        rows.append(cells)
+    holds = {name: accepted_rows(program, offered, claims) for name, program, offered in programs}
+    out = lines[:2]
+    for cells in rows:
+        numbers = [int(name[4:]) for name, _, _ in programs if cells[0] in holds[name]]
         cells[column] = f" {step_list(numbers, every)} "
         out.append("|" + "|".join(cells) + "|")
     counts = {}
-    for _, offered in programs:
-        for option in offered or ():
+    for _, _, offered in programs:
+        for option in offered:
             counts[option] = counts.get(option, 0) + 1
+    listed = {option for options, _ in claims.values() for option in options}
     shared = sorted(option for option, count in counts.items() if count > len(programs) // 2)
-    missing = [option for option in shared if option not in rows_seen]
+    missing = [option for option in shared if option not in listed]
     if missing:
         raise ValueError(f"options most steps offer have no row: {', '.join(missing)}")
     return "\n".join(out)
@@ -755,6 +807,66 @@ def report_block(options, path):
     return f"```\n{body}\n```\n\n({where}.)"
 
 
+# ---- checks: each step's time and --check, the labs' expected results ---------------------
+
+def recorded_checks(path):
+    """{"stepNN" or "stepNN VARIANT": its --check line} from bench/checks.sh's file."""
+    checks = {}
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if line.startswith("#") or " | " not in line:
+                continue
+            run, _, verdict = line.rstrip("\n").partition(" | ")
+            checks[run.strip()] = verdict.removeprefix("check: ")
+    return checks
+
+
+def labs_of_steps():
+    """{stepNN: labNN} for the step whose kernel each lab completes."""
+    labs = {}
+    with open(os.path.join(ROOT, LAB_STEPS), encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.split()
+            if fields and not line.startswith("#"):
+                labs[fields[1][:6]] = fields[0]
+    return labs
+
+
+def step_range(text):
+    low, high = (int(part) for part in text.split(".."))
+    return [f"step{number:02d}" for number in range(low, high + 1)]
+
+
+def checks_table(options, csv_path):
+    steps, labs = step_range(options["steps"]), labs_of_steps()
+    checks_path = os.path.join(ROOT, CHECKS)
+    checks = recorded_checks(checks_path)
+    with open(checks_path, encoding="utf-8") as handle:
+        where = handle.readline().lstrip("# ").strip()
+    if options.get("variants") == "yes":
+        lines = ["| run | `--check` |", "|---|---|"]
+        for run in checks:
+            step, _, variant = run.partition(" ")
+            if variant and step in steps:
+                lab = f" ({labs[step]})" if step in labs else ""
+                lines.append(f"| {step} `--variant {variant}`{lab} | {checks[run]} |")
+        return "\n".join(lines + ["", f"From [{CHECKS}](../{CHECKS}): {where}."])
+    rows = bench_rows(csv_path, options.get("device"))
+    lines = ["| program | ms (median) | % of peak | × CUB | `--check` |", "|---|---:|---:|---:|---|"]
+    for step in steps:
+        row = default_row(bench_csv.with_flush(rows, bench_csv.READ_FLUSH), step,
+                          bench_csv.LADDER_N)
+        if row is None or step not in checks:
+            raise ValueError(f"no default row or no --check line of {step}")
+        lab = f" ({labs[step]})" if step in labs else ""
+        lines.append(f"| {step}{lab} | {row['ms_median']:.4f} | {row['peak_pct']:.1f} | "
+                     f"{times(row['ratio_to_cub'])} | {checks[step]} |")
+    device, cuda, date = bench_csv.context(rows)
+    return "\n".join(lines + ["", f"Times: {device}, CUDA {cuda}, {date}, n = 2^25, the L2 "
+                               f"emptied before every run ([{BENCH_CSV}](../{BENCH_CSV})). "
+                               f"`--check`: [{CHECKS}](../{CHECKS}), {where}."])
+
+
 def markdown_files():
     listed = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True, text=True)
     if listed.returncode != 0:
@@ -794,6 +906,8 @@ def generate(path, text, bench_csv_path):
         elif kind == "report":
             reports_path = options.get("csv", REPORTS)
             table = report_block(options, os.path.join(ROOT, reports_path))
+        elif kind == "checks":
+            table = checks_table(options, csv_path)
         elif kind == "options":
             table = options_table(body)
         elif kind in ("rows", "torch"):
@@ -873,6 +987,9 @@ def main(argv):
             continue
         try:
             updated = generate(path, text, bench_csv_path)
+        except NotBuilt as error:
+            print(f"{PROGRAM}: {os.path.relpath(path, ROOT)}: {error}", file=sys.stderr)
+            sys.exit(NOT_BUILT_EXIT)
         except ValueError as error:
             bench_csv.fail(PROGRAM, f"{os.path.relpath(path, ROOT)}: {error}")
         if updated == text:

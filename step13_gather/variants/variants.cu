@@ -1,4 +1,4 @@
-/* step13_gather/variants: the kernels the speed steps were chosen from, timed side by side.
+/* step13_gather/variants: other ways to load and to finish, timed side by side.
  *
  * Each variant changes one thing in step12's grid kernel (reduce.cu): how a float4 is loaded,
  * how many threads a block has, how many float4 a thread reads, how the blocks finish, or
@@ -448,7 +448,7 @@ static bool time_variant(const struct kernel_variant *v, struct input *input,
 
 static const struct step_info STEP = {
     "step13-variants",
-    "step12's grid kernel and the variants steps 11 to 13 were chosen from, beside CUB",
+    "step12's grid kernel beside other loads and finishes, and CUB",
     512,
     512,
     512,
