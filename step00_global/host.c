@@ -7,7 +7,6 @@
 #include "toolbox.h"
 
 enum { ELEMENTS_PER_THREAD = 1 }; /* each thread loads one element */
-enum { HOST_FINISH_DEPTH = 2 };   /* the host adds in double, then rounds once to float */
 
 static const struct step_info STEP = {
     .name = "step00",
@@ -17,6 +16,10 @@ static const struct step_info STEP = {
     .default_threads = 256,
     .host_finish = true,
 };
+
+/* The longest chain of float additions any element goes through, which the check's error
+ * bound needs: worked out at the end of this file. */
+static unsigned depth(size_t n, unsigned threads, enum finish finish);
 
 /* One block per threads * ELEMENTS_PER_THREAD elements. */
 static unsigned blocks_for(size_t n, unsigned threads)
@@ -30,14 +33,6 @@ static unsigned passes(size_t n, unsigned threads, enum finish finish)
     unsigned count = 1;
     while (finish == FINISH_GPU && (n = blocks_for(n, threads)) > 1) count++;
     return count;
-}
-
-/* The longest chain of float additions any element goes through (docs/verification.md). */
-static unsigned depth(size_t n, unsigned threads, enum finish finish)
-{
-    unsigned per_pass = ELEMENTS_PER_THREAD + tree_levels(threads);
-    unsigned host = finish == FINISH_CPU ? HOST_FINISH_DEPTH : 0;
-    return passes(n, threads, finish) * per_pass + host;
 }
 
 /* Device memory beside the input: room for the first pass's block sums, then the second's;
@@ -162,4 +157,17 @@ int main(int argc, char **argv)
         if (status == EXIT_ENVIRONMENT) break;
     }
     return worst;
+}
+
+/* ---- The error bound's depth (docs/verification.md): the program does not need it to run. ---- */
+
+enum { HOST_FINISH_DEPTH = 2 }; /* the host adds in double, then rounds once to float */
+
+/* Per launch, the element a thread takes, then the block's tree; the host finish adds two
+ * (its double sum, then the rounding to float). */
+static unsigned depth(size_t n, unsigned threads, enum finish finish)
+{
+    unsigned per_pass = ELEMENTS_PER_THREAD + tree_levels(threads);
+    unsigned host = finish == FINISH_CPU ? HOST_FINISH_DEPTH : 0;
+    return passes(n, threads, finish) * per_pass + host;
 }

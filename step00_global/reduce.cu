@@ -6,7 +6,7 @@
  * Profile: every level loads and stores its partial sums in global memory: 511 loads and
  *         256 stores per 256 elements. After the first level a block touches only its own
  *         1 KiB, which the caches hold: compare the L1/L2 traffic with the DRAM bytes, and
- *         both with step01's (the README says at which n they meet). Inside a warp only
+ *         both with step01's (NOTES.md says at which n they meet). Inside a warp only
  *         every 2nd, 4th, ... lane works (document 003's "Warp Divergence"), and those
  *         lanes' addresses are strided, so part of every memory transaction is wasted.
  *         The input is destroyed, so a timing loop must restore it. */

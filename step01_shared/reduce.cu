@@ -5,7 +5,7 @@
  *         loop there. Global memory is read once, coalesced, and written once per block.
  * Profile: fewer warp instructions and a shorter kernel than step00. Compare the DRAM
  *         bytes of both kernels at a small and a large n: while step00's partial sums stay
- *         in the caches, shared memory saves little DRAM traffic (the README has the
+ *         in the caches, shared memory saves little DRAM traffic (NOTES.md has the
  *         figures). What remains is the loop itself: the
  *         `t % (2*len)` test keeps the working lanes scattered over every warp (document 003's
  *         "Warp Divergence"), and it is an integer remainder by a run-time value. */

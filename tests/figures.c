@@ -239,7 +239,7 @@ Test(figures, step02_warps_issuing_match_the_readme_table)
     char *counts = counts_text();
     const char *path = "step02_divergence/README.md";
     struct table table;
-    table_after(path, "### Counting it", &table);
+    table_after(path, "## The problem", &table);
     cr_assert_eq(table.rows, 9, "step02's table: 8 levels and a total, found %d rows", table.rows);
     char name[128];
     for (int row = 0; row < table.rows; row++) {
@@ -271,7 +271,7 @@ Test(figures, step03_bank_rounds_match_step02s_trap_table)
     char *counts = counts_text();
     const char *path = "step02_divergence/README.md";
     struct table table;
-    table_after(path, "## The trap: the strided index causes bank conflicts", &table);
+    table_after(path, "## The trap", &table);
     cr_assert_eq(table.rows, 8, "step02's bank table: 8 levels, found %d rows", table.rows);
     char name[128];
     for (int row = 0; row < table.rows; row++) {
@@ -297,7 +297,7 @@ Test(figures, step03_bank_rounds_match_step02s_trap_table)
 Test(figures, step02_conflicts_per_block_and_in_the_profile)
 {
     char *counts = counts_text();
-    const char *path = "step02_divergence/README.md";
+    const char *path = "step02_divergence/NOTES.md"; /* the count beside the profile */
     char *text = readme_text(path);
     long store = number_before(text, " extra rounds per block for the store", path);
     long loads = number_after(text, "for the store, and twice as many, ", path);
