@@ -6,9 +6,8 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { MIN_ELEMENTS = 8 };      /* per thread, at least: see blocks_for */
-enum { HOST_FINISH_DEPTH = 2 }; /* the host adds in double, then rounds once to float */
-enum { CLOCK_OPTION = 0 };      /* --clock among the step's own options */
+enum { MIN_ELEMENTS = 8 }; /* per thread, at least: see blocks_for */
+enum { CLOCK_OPTION = 0 }; /* --clock among the step's own options */
 
 static const struct step_info STEP = {
     .name = "step07",
@@ -53,18 +52,6 @@ static size_t per_thread(size_t n, const struct shape *shape)
     return (n + grid_threads - 1) / grid_threads;
 }
 
-/* The longest chain of float additions any element goes through (docs/verification.md): in
- * each pass, a thread's loop, then the block's tree (or thread 0's loop over the block). */
-static unsigned depth(size_t n, const struct shape *shape)
-{
-    unsigned levels = 0;
-    unsigned block = shape->variant == VARIANT_THREAD0 ? shape->threads
-                                                       : tree_levels(shape->threads);
-    do levels += (unsigned)per_thread(n, shape) + block;
-    while (shape->finish == FINISH_GPU && (n = blocks_for(n, shape)) > 1);
-    return levels + (shape->finish == FINISH_CPU ? HOST_FINISH_DEPTH : 0);
-}
-
 /* Device memory beside the input: room for the first pass's block sums, then the second's;
  * later passes alternate between the two. */
 static size_t block_sums_bytes(size_t n, const struct shape *shape)
@@ -95,6 +82,10 @@ static bool reduce(const float *input, size_t n, const struct shape *shape, floa
     launched->finish = shape->finish == FINISH_GPU ? FINISH_BY_LAUNCHES : FINISH_ON_HOST;
     return shape->finish == FINISH_GPU || sum_on_host(in, n, host_total);
 }
+
+/* The error bound's depth for this launch plan: the longest chain of float additions an
+ * element goes through (defined at the end of the file). */
+static unsigned depth(size_t n, const struct shape *shape);
 
 /* One size: device memory, the data, timed runs (then CUB's on the same copies), the check
  * against the host's exact sum, and the report. */
@@ -189,4 +180,20 @@ int main(int argc, char **argv)
         if (status == EXIT_ENVIRONMENT) break;
     }
     return worst;
+}
+
+/* ---- The error bound's depth (docs/verification.md): the program does not need it to run. ---- */
+
+enum { HOST_FINISH_DEPTH = 2 }; /* the host adds in double, then rounds once to float */
+
+/* The longest chain of float additions any element goes through: in each pass, a thread's
+ * loop, then the block's tree (or thread 0's loop over the block). */
+static unsigned depth(size_t n, const struct shape *shape)
+{
+    unsigned levels = 0;
+    unsigned block = shape->variant == VARIANT_THREAD0 ? shape->threads
+                                                       : tree_levels(shape->threads);
+    do levels += (unsigned)per_thread(n, shape) + block;
+    while (shape->finish == FINISH_GPU && (n = blocks_for(n, shape)) > 1);
+    return levels + (shape->finish == FINISH_CPU ? HOST_FINISH_DEPTH : 0);
 }

@@ -6,9 +6,7 @@
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { MIN_ELEMENTS = 8 };      /* per thread, at least: see blocks_for */
-enum { HOST_FINISH_DEPTH = 2 }; /* the host adds in double, then rounds once to float */
-enum { WARP_LEVELS = 5 };       /* shuffles within a warp, and again over the warp sums */
+enum { MIN_ELEMENTS = 8 }; /* per thread, at least: see blocks_for */
 
 static const struct step_info STEP = {
     .name = "step08",
@@ -43,16 +41,6 @@ static size_t per_thread(size_t n, const struct shape *shape)
     return (n + grid_threads - 1) / grid_threads;
 }
 
-/* The longest chain of float additions any element goes through (docs/verification.md): in
- * each pass, a thread's loop, five shuffles in its warp, five over the block's warp sums. */
-static unsigned depth(size_t n, const struct shape *shape)
-{
-    unsigned levels = 0;
-    do levels += (unsigned)per_thread(n, shape) + 2 * WARP_LEVELS;
-    while (shape->finish == FINISH_GPU && (n = blocks_for(n, shape)) > 1);
-    return levels + (shape->finish == FINISH_CPU ? HOST_FINISH_DEPTH : 0);
-}
-
 /* Device memory beside the input: room for the first pass's block sums, then the second's;
  * later passes alternate between the two. */
 static size_t block_sums_bytes(size_t n, const struct shape *shape)
@@ -81,6 +69,10 @@ static bool reduce(const float *input, size_t n, const struct shape *shape, floa
     launched->finish = shape->finish == FINISH_GPU ? FINISH_BY_LAUNCHES : FINISH_ON_HOST;
     return shape->finish == FINISH_GPU || sum_on_host(in, n, host_total);
 }
+
+/* The error bound's depth for this launch plan: the longest chain of float additions an
+ * element goes through (defined at the end of the file). */
+static unsigned depth(size_t n, const struct shape *shape);
 
 /* One size: device memory, the data, timed runs (then CUB's on the same copies), the check
  * against the host's exact sum, and the report. */
@@ -166,4 +158,19 @@ int main(int argc, char **argv)
         if (status == EXIT_ENVIRONMENT) break;
     }
     return worst;
+}
+
+/* ---- The error bound's depth (docs/verification.md): the program does not need it to run. ---- */
+
+enum { HOST_FINISH_DEPTH = 2 }; /* the host adds in double, then rounds once to float */
+enum { WARP_LEVELS = 5 };       /* shuffles within a warp, and again over the warp sums */
+
+/* The longest chain of float additions any element goes through: in each pass, a thread's
+ * loop, five shuffles in its warp, five over the block's warp sums. */
+static unsigned depth(size_t n, const struct shape *shape)
+{
+    unsigned levels = 0;
+    do levels += (unsigned)per_thread(n, shape) + 2 * WARP_LEVELS;
+    while (shape->finish == FINISH_GPU && (n = blocks_for(n, shape)) > 1);
+    return levels + (shape->finish == FINISH_CPU ? HOST_FINISH_DEPTH : 0);
 }
