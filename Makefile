@@ -83,7 +83,7 @@ $(BUILD)/$(STEP15)/%.o: CPPFLAGS += -I$(NCCL_ROOT)/include \
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 
-all: $(STEP_DIRS) $(SHORT_NAMES) labs step13-variants
+all: $(STEP_DIRS) $(SHORT_NAMES) labs
 	$(if $(NCCL_NOTE),@echo "note: $(NCCL_NOTE)")
 
 help:
@@ -92,10 +92,11 @@ help:
 	@echo "make <directory>    any step directory, a copy of a step too: make step04_mine"
 	@echo "make -j test        build, then run the tests (installs Criterion if missing)"
 	@echo "make test TEST_ARGS=--verbose   the same, each test named; skipped ones say why"
+	@echo "make step13-variants  other loads and finishes beside step12's grid kernel and CUB"
 	@echo "make labNN          a lab's starter kernel in its step's program: ./labs/labNN/run --check"
 	@echo "make grade SUBMISSIONS=dir LAB=labNN   check every student's reduce.cu, write a CSV"
 	@echo "make bench          on a GPU: every step and CUB over n = 2^10 .. 2^30 -> docs/results/bench.csv"
-	@echo "make charts         from docs/results/bench.csv (BENCH_CSV=file): docs/*.svg and README.md's tables"
+	@echo "make charts         from docs/results/bench.csv (BENCH_CSV=file): docs/*.svg and the scoreboards"
 	@echo "make docs           every table of measured figures in the *.md files, from docs/results/*.csv"
 	@echo "                    and the steps' --help (python3); the tests check them and every cited figure"
 	@echo "make figures        the READMEs' figures of what each thread does (python3): docs/figures/*.svg"
@@ -123,6 +124,12 @@ $(BUILD)/%.o: %.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -I$(<D) -c $< -o $@
 
+# --ceilings is step12's tool, in one place: a step whose host.c includes
+# "../step12_small_n/ceilings.h" (step13, and a copy of it) links step12's object.
+CEILINGS_STEPS := $(patsubst %/host.c,%,$(shell grep -l 'step12_small_n/ceilings\.h' \
+                    $(wildcard step[0-9][0-9]_*/host.c) /dev/null))
+$(foreach d,$(CEILINGS_STEPS),$(eval $(d)/run: $(BUILD)/step12_small_n/ceilings.o))
+
 # Each program's objects named outright, so that make keeps them and rebuilds a missing one.
 # Named only by the pattern rule below, they would be intermediate files: make would delete
 # them, and a run copied along with a step (cp -r) would pass for up to date.
@@ -131,7 +138,8 @@ $(foreach d,$(STEP_DIRS) step13_gather/variants,$(eval $(d)/run: $(call step_obj
 %/run: $$(call step_objects,$$*) $(COMMON_OBJECTS)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
 
-# The kernels step13 was chosen from, timed side by side (step13_gather/variants/).
+# Other loads and finishes for step12's grid kernel, each timed beside CUB (step13_gather/variants/):
+# not part of the ladder, so `make` leaves it out; the tests build it.
 step13-variants: step13_gather/variants/run
 
 # bench/accuracy.sh's CPU sums of the steps' data (no GPU needed to run it)
@@ -141,7 +149,8 @@ $(BUILD)/bench/cpu_sums: $(BUILD)/bench/cpu_sums.o $(COMMON_OBJECTS)
 include labs/labs.mk
 
 TEST_BINARY := tests/bin/tests
-# step14's host conversions to half and bf16 are tested on their own (tests/host_low_precision.c).
+# step14's host conversions to half, and the toolbox's to bf16, are tested on their own
+# (tests/host_low_precision.c).
 TEST_OBJECTS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c)) $(COMMON_OBJECTS) \
                 $(BUILD)/step14_generic/low_precision.o
 # step16's chooser and launch shapes, plain C, tested on the host (tests/e2e_step16.c).
@@ -157,7 +166,7 @@ $(TEST_BINARY): $(TEST_OBJECTS)
 # says otherwise. TEST_ARGS goes to Criterion: --verbose lists every test, skipped ones with
 # their reason; --filter 'step15/*' runs some.
 TEST_JOBS := 4
-test: all
+test: all step13-variants
 	@tests/ensure-criterion.sh
 	@$(MAKE) --no-print-directory $(TEST_BINARY)
 	CRITERION_JOBS=$${CRITERION_JOBS:-$(TEST_JOBS)} $(TEST_BINARY) $(TEST_ARGS)

@@ -133,7 +133,16 @@ static int usage_error(const struct step_info *step, const char *format, ...)
 static bool offered(const struct step_info *s, int id)
 {
     return (id != OPT_BLOCKS || s->grid_size) && (id != OPT_FINISH || s->host_finish) &&
-           (id != OPT_VARIANT || s->variants != NULL);
+           (id != OPT_VARIANT || s->variants != NULL) && (id != OPT_THREADS || s->max_threads > 0);
+}
+
+/* A shared option as --help describes it: in the step's own words where it has some. */
+static struct extra_option described(const struct step_info *s, int id)
+{
+    struct extra_option text = SHARED[id].text;
+    const char *own = id == OPT_N ? s->n_about : id == OPT_NO_CUB ? s->no_cub_about : NULL;
+    if (own != NULL) text.about = own;
+    return text;
 }
 
 static void print_option(const char *dashes, const struct extra_option *o)
@@ -148,7 +157,8 @@ static void usage(const struct step_info *s)
     printf("usage: %s [options]\n  %s\n\n", program.command, s->title);
     for (int id = 0; id < SHARED_OPTIONS; id++) {
         if (!offered(s, id)) continue;
-        print_option(id == OPT_N ? "-" : "--", &SHARED[id].text);
+        struct extra_option text = described(s, id);
+        print_option(id == OPT_N ? "-" : "--", &text);
         if (id == OPT_THREADS)
             printf(" %u..%u   [%u]", s->min_threads, s->max_threads, s->default_threads);
         for (int v = 0; id == OPT_VARIANT && s->variants[v].name != NULL; v++)

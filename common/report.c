@@ -68,11 +68,12 @@ static void print_human(const struct report *r, enum flush flush)
         printf("check      exact (integer data, no partial sum above 2^24): error %.9g -> %s\n",
                error, verdict(r));
     else
-        printf("check      |error| %.9g <= bound %.9g (depth %u, docs/verification.md) -> %s\n",
-               error, r->bound, r->depth, verdict(r));
-    printf("time       %.4f ms median, %.4f .. %.4f ms over %d runs, the L2 emptied by %sing "
+        printf("check      |error| %.9g %s bound %.9g (depth %u, docs/verification.md) -> %s\n",
+               error, r->ok ? "<=" : ">", r->bound, r->depth, verdict(r));
+    printf("time       %.4f ms median, %.4f .. %.4f ms over %d runs, the L2 emptied by %s "
            "before each\n",
-           r->time.median_ms, r->time.min_ms, r->time.max_ms, r->time.runs, flush_name(flush));
+           r->time.median_ms, r->time.min_ms, r->time.max_ms, r->time.runs,
+           flush == FLUSH_WRITE ? "writing" : "reading");
     printf("bandwidth  %.1f GB/s effective = %.1f%% of peak\n", gb_per_s(r), percent(r));
     if (r->cub.runs > 0)
         printf("cub        %.4f ms median for cub::DeviceReduce::Sum on the same copies: this step "

@@ -78,10 +78,13 @@ struct extra_option {
 };                                                      /* value_name NULL: a flag */
 struct step_info {                                      /* what the step's command line offers */
     const char *name, *title;                           /* "step04", a line for --help */
-    unsigned min_threads, max_threads, default_threads; /* powers of two */
+    unsigned min_threads, max_threads, default_threads; /* powers of two; 0: no --threads */
     bool host_finish, grid_size;                        /* --finish cpu, --blocks */
     const struct variant *variants;    /* NULL, or ends with {NULL}; [0]: the default */
     const struct extra_option *extras; /* the step's own options: NULL, or ends with {NULL} */
+    /* --help's words for -n and --no-cub where the step reads them its own way; NULL: the
+     * shared words */
+    const char *n_about, *no_cub_about;
 };
 enum pattern_kind {
     PATTERN_UNIFORM,
@@ -120,6 +123,12 @@ const char *pattern_name(const struct pattern *pattern, char *buffer, size_t siz
 bool pattern_onehot_position(const struct pattern *pattern, size_t n, size_t *position);
 void pattern_fill(float *data, size_t n, const struct pattern *pattern, uint64_t seed);
 uint64_t random_at(uint64_t seed, uint64_t i); /* splitmix64: same on every machine */
+
+/* ---- bf16.c: bfloat16 on the host, a float's upper half --------------------------------- */
+/* Rounded to nearest, ties to even, as the GPU's __float2bfloat16_rn rounds: too large a
+ * magnitude gives infinity, a NaN stays a (quiet) NaN. Widening back to float is exact. */
+uint16_t bf16_from_float(float x);
+float bf16_to_float(uint16_t b);
 
 /* ---- verify.c: the reference and the error bound (docs/verification.md) ----------------- */
 struct reference {

@@ -28,13 +28,11 @@ bool type_takes(enum element_type type, const struct host_values *as_read);
 
 /* ---- low_precision.c: half and bf16 on the host ---------------------------------------- */
 
-/* Rounded to nearest, ties to even, as the GPU's __float2half_rn and __float2bfloat16_rn
- * round: too large a magnitude gives infinity, a NaN stays a (quiet) NaN. Widening back to
- * float is exact. */
+/* Rounded to nearest, ties to even, as the GPU's __float2half_rn rounds: too large a
+ * magnitude gives infinity, a NaN stays a (quiet) NaN. Widening back to float is exact.
+ * bf16's pair, bf16_from_float and bf16_to_float, is the toolbox's (common/bf16.c). */
 uint16_t half_from_float(float x);
 float half_to_float(uint16_t h);
-uint16_t bf16_from_float(float x);
-float bf16_to_float(uint16_t b);
 /* x as an array of the type holds it: for half and bf16, rounded to the type and widened
  * back; for int, float and double, x itself (the patterns' values those types take are
  * exact in them). */

@@ -2,7 +2,7 @@
  * out the expected results from exactly the values the GPU reads, so it rounds each float to
  * the type the way the GPU's conversion does (__float2half_rn, __float2bfloat16_rn: round to
  * nearest, ties to even) and widens it back, which is exact: every half and every bf16 is a
- * float.
+ * float. The bf16 conversions are the toolbox's (common/bf16.c); the half ones are here.
  *   float:    1 sign bit, 8 exponent bits (bias 127), 23 fraction bits
  *   half:     1 sign bit, 5 exponent bits (bias 15),  10 fraction bits
  *   bfloat16: 1 sign bit, 8 exponent bits (bias 127),  7 fraction bits: a float's top half */
@@ -14,7 +14,6 @@
 enum {
     FLOAT_SIGN = 0x80000000u,
     FLOAT_INFINITY = 0x7f800000u,
-    FLOAT_QUIET_BIT = 0x00400000u,
     HALF_SIGN = 0x8000u,
     HALF_INFINITY = 0x7c00u,
     HALF_QUIET_NAN = 0x7e00u,
@@ -76,19 +75,6 @@ float half_to_float(uint16_t h)
     if (exponent == HALF_INFINITY) /* infinity, or a NaN that keeps its payload */
         return float_of(sign | FLOAT_INFINITY | fraction << DROPPED_BITS);
     return float_of(sign | (((uint32_t)(h & ~HALF_SIGN) << DROPPED_BITS) + EXPONENT_REBIAS));
-}
-
-uint16_t bf16_from_float(float x)
-{
-    uint32_t bits = bits_of(x);
-    if ((bits & ~FLOAT_SIGN) > FLOAT_INFINITY) /* NaN: rounding could carry it into infinity */
-        return (uint16_t)((bits | FLOAT_QUIET_BIT) >> BF16_SHIFT);
-    return (uint16_t)round_off(bits, BF16_SHIFT); /* the largest floats round to infinity */
-}
-
-float bf16_to_float(uint16_t b)
-{
-    return float_of((uint32_t)b << BF16_SHIFT);
 }
 
 float as_read(enum element_type type, float x)

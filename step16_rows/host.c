@@ -1,30 +1,27 @@
 /* step16_rows: the program.
  * It reads top to bottom like the other steps: the options, the data, device memory, the
- * launch, the check, the time, the report. What is new is the shape: a rows x cols matrix
+ * launches, the check, the time, the report. What is new is the shape: a rows x cols matrix
  * and a sum per row. plan.c chooses the kernel and its grid, matrix.c holds the data and
- * judges every row, checks.c runs --check's shapes, the kernels are in reduce.cu and CUB's
- * segmented sum in segmented.cu. A call that fails has said why: the program frees what it
- * holds and exits 3. */
+ * judges every row, report.c prints the report, checks.c runs --check's shapes, the kernels
+ * are in reduce.cu and CUB's segmented sum in segmented.cu. A call that fails has said why:
+ * the program frees what it holds and exits 3. */
 #include <string.h>
 
 #include "checks.h"
 #include "matrix.h"
 #include "reduce.h"
+#include "report.h"
 #include "toolbox.h"
 
 enum { ROWS_OPTION, COLS_OPTION, KERNEL_OPTION, TYPE_OPTION }; /* the order of STEP.extras */
 enum { MAX_ARGS = 64 };
 /* The default shape: 2^25 elements, the documents' N, as 4096 rows of 32 KiB. */
 static const struct matrix_shape DEFAULT_SHAPE = {4096, 8192};
-static const double BYTES_PER_MIB = 1024.0 * 1024.0, PERCENT = 100.0;
-enum { CUDA_MAJOR = 1000, CUDA_MINOR = 10 };
 
+/* No --threads: each kernel sizes its own blocks (plan.h). */
 static const struct step_info STEP = {
     .name = "step16",
     .title = "Every row of a matrix: a warp, a block or several blocks per row",
-    .min_threads = WARP_THREADS,
-    .max_threads = WARP_THREADS,
-    .default_threads = WARP_THREADS,
     .extras =
         (const struct extra_option[]){
             {"rows", "R", "rows of the matrix (also -n RxC; -n N is 1 x N)   [4096]"},
@@ -33,6 +30,10 @@ static const struct step_info STEP = {
              "warp, block, split, or auto: the chooser picks by the bytes of a row   [auto]"},
             {"type", "T", "the elements: float, or bf16 added in float   [float]"},
             {NULL, NULL, NULL}},
+    .n_about = "the shape RxC, R rows of C elements (2^21x32, 65537x1025; each part a\n"
+               "                 count as --rows takes it), or N alone: one row of N   [4096x8192]",
+    .no_cub_about = "do not time cub::DeviceSegmentedReduce, nor cub::DeviceReduce::Sum of\n"
+                    "                 the same elements, beside the step",
 };
 
 /* What this run does besides the shared options. */
@@ -125,140 +126,18 @@ static void buffers_free(struct buffers *b)
     CUDA_OK(cudaFree(b->tickets));
 }
 
-/* The report's launch line: the kernel that ran, its grid, and why it was the one. */
-static void describe_launch(char *text, size_t size, const struct choice *c,
-                            const struct rows_launch *l)
-{
-    char why[96];
-    snprintf(why, sizeof why,
-             c->kernel == KERNEL_AUTO ? "chosen for rows of %zu bytes" : "forced by --kernel",
-             c->shape.cols * element_bytes(c->type));
-    if (l->blocks == 0)
-        snprintf(text, size, "%s: no rows, nothing to launch (%s)", kernel_name(l->kernel), why);
-    else if (l->kernel == KERNEL_WARP)
-        snprintf(text, size,
-                 "warp: %zu blocks x %u threads, %u lanes per row, %zu rows per warp, "
-                 "%d passes in flight; 1 launch (%s)",
-                 l->blocks, l->threads, l->lanes_per_row, rows_per_warp(l->lanes_per_row),
-                 WARP_PASSES, why);
-    else if (l->kernel == KERNEL_BLOCK)
-        snprintf(text, size,
-                 "block: %zu blocks x %u threads, a block per row, %d vectors per thread at "
-                 "once; 1 launch (%s)",
-                 l->blocks, l->threads, BLOCK_VECTORS_PER_THREAD, why);
-    else
-        snprintf(text, size,
-                 "split: %zu blocks x %u threads, %zu per row (64 KiB each), the row's last "
-                 "block gathers its sums in index order; 1 launch (%s)",
-                 l->blocks, l->threads, l->blocks_per_row, why);
-}
-
-/* What a run measured, for the report. */
-struct measured {
-    struct timing time, cub, flat; /* runs 0: not measured */
-    struct rows_verdict verdict;
-    unsigned depth;
-    char launch[320];
-};
-
-static double gb_per_s(const struct choice *c, double milliseconds)
-{
-    double bytes = (double)c->shape.rows * c->shape.cols * element_bytes(c->type) +
-                   (double)c->shape.rows * sizeof(float); /* read the matrix, write the sums */
-    return effective_gb_per_s(bytes, milliseconds);
-}
-
-static double ratio(const struct timing *other, const struct timing *ours)
-{
-    return other->runs > 0 && ours->median_ms > 0 ? other->median_ms / ours->median_ms : 0;
-}
-
-static void print_check(const struct measured *m)
-{
-    const struct rows_verdict *v = &m->verdict;
-    if (v->wrong > 0)
-        printf("check      %zu of %zu rows WRONG; the first, row %zu: got %.9g, expected %.17g\n",
-               v->wrong, v->rows, v->first_wrong, v->got, v->expected);
-    else if (v->all_exact)
-        printf("check      every row exact (integer data, no row sum above 2^24): %zu rows "
-               "-> CORRECT\n",
-               v->rows);
-    else
-        printf("check      %zu rows within their bounds (depth %u, docs/verification.md); the "
-               "largest |error| %.9g (bound %.9g) -> CORRECT\n",
-               v->rows, m->depth, v->worst_error, v->bound_of_worst);
-}
-
-static void print_human(const struct options *o, const struct device_info *d,
-                        const struct choice *c, const struct measured *m, const char *pattern)
-{
-    size_t bytes = c->shape.rows * c->shape.cols * element_bytes(c->type);
-    printf("%s: %s\n", STEP.name, STEP.title);
-    printf("device     %s, %d SMs, sm_%d%d, peak %.0f GB/s, CUDA %d.%d\n", d->name, d->sm_count,
-           d->cc_major, d->cc_minor, d->peak_gb_per_s, d->runtime_version / CUDA_MAJOR,
-           d->runtime_version % CUDA_MAJOR / CUDA_MINOR);
-    printf("input      %zu x %zu %s (%.1f MiB), pattern %s\nlaunch     %s\n", c->shape.rows,
-           c->shape.cols, element_name(c->type), bytes / BYTES_PER_MIB, pattern, m->launch);
-    print_check(m);
-    printf("time       %.4f ms median, %.4f .. %.4f ms over %d runs, the L2 emptied by %sing "
-           "before each\n",
-           m->time.median_ms, m->time.min_ms, m->time.max_ms, m->time.runs,
-           o->flush == FLUSH_WRITE ? "writ" : "read");
-    printf("bandwidth  %.1f GB/s effective (the matrix read, the row sums written) = %.1f%% of "
-           "peak\n",
-           gb_per_s(c, m->time.median_ms),
-           PERCENT * gb_per_s(c, m->time.median_ms) / d->peak_gb_per_s);
-    if (m->cub.runs > 0)
-        printf("cub        %.4f ms median for cub::DeviceSegmentedReduce on the same copies: "
-               "this step runs at %.2fx its speed\n",
-               m->cub.median_ms, ratio(&m->cub, &m->time));
-    if (m->flat.runs > 0)
-        printf("flat       %.4f ms median for cub::DeviceReduce::Sum of the same elements as one "
-               "array: %.2fx (one sum, not %zu)\n",
-               m->flat.median_ms, ratio(&m->flat, &m->time), c->shape.rows);
-}
-
-static void rows_csv_header(void)
-{
-    puts("step,kernel,type,rows,cols,pattern,flush,rows_wrong,ms_median,ms_min,gb_per_s,"
-         "peak_pct,cub_ms_median,ratio_to_cub,flat_cub_ms_median,ratio_to_flat_cub,device,cuda");
-}
-
-static void report(const struct options *o, const struct device_info *d, const struct choice *c,
-                   const struct rows_launch *l, const struct measured *m)
-{
-    char pattern[48];
-    double speed = gb_per_s(c, m->time.median_ms);
-    pattern_name(&o->pattern, pattern, sizeof pattern);
-    if (o->csv)
-        printf("%s,%s,%s,%zu,%zu,%s,%s,%zu,%.6f,%.6f,%.2f,%.2f,%.6f,%.4f,%.6f,%.4f,%s,%d.%d\n",
-               STEP.name, kernel_name(l->kernel), element_name(c->type), c->shape.rows,
-               c->shape.cols, pattern, o->flush == FLUSH_WRITE ? "write" : "read", m->verdict.wrong,
-               m->time.median_ms, m->time.min_ms, speed, PERCENT * speed / d->peak_gb_per_s,
-               m->cub.median_ms, ratio(&m->cub, &m->time), m->flat.median_ms,
-               ratio(&m->flat, &m->time), d->name, d->runtime_version / CUDA_MAJOR,
-               d->runtime_version % CUDA_MAJOR / CUDA_MINOR);
-    else if (o->quiet)
-        printf("%s %s %s rows=%zu cols=%zu pattern=%s %s\n", STEP.name, kernel_name(l->kernel),
-               element_name(c->type), c->shape.rows, c->shape.cols, pattern,
-               m->verdict.wrong ? "WRONG" : "CORRECT");
-    else
-        print_human(o, d, c, m, pattern);
-}
-
 /* cub::DeviceSegmentedReduce over the same copies, timed the same way. */
-static bool cub_segmented_time(const struct options *o, const struct choice *c,
-                               const struct matrix *mx, struct timer *timer, float *out,
-                               struct timing *timing)
+static bool cub_segmented_time(const struct options *o, const struct matrix *mx,
+                               struct timer *timer, float *out, struct timing *timing)
 {
     size_t temp_bytes = 0;
     void *temp = NULL;
-    bool ok = CUDA_OK(cub_rows_sum(NULL, &temp_bytes, mx->copies[0], c->type, c->shape, out, 0));
+    bool ok = CUDA_OK(cub_rows_sum(NULL, &temp_bytes, mx->copies[0], mx->type, mx->shape, out, 0));
     ok = ok && CUDA_OK(cudaMalloc(&temp, temp_bytes + VECTOR_BYTES)); /* never NULL */
     for (int run = 0; ok && run < o->warmup + o->iters; run++)
         ok = timer_start(timer) &&
-             CUDA_OK(cub_rows_sum(temp, &temp_bytes, mx->copies[run % mx->count], c->type, c->shape,
-                                  out, 0)) &&
+             CUDA_OK(cub_rows_sum(temp, &temp_bytes, mx->copies[run % mx->count], mx->type,
+                                  mx->shape, out, 0)) &&
              timer_stop(timer, run >= o->warmup);
     *timing = timer_summary(timer);
     if (temp != NULL) ok = CUDA_OK(cudaFree(temp)) && ok;
@@ -276,14 +155,12 @@ static bool cub_flat_time(const struct options *o, const struct matrix *mx, stru
     return cub_time(&view, o, timer, timing, NULL);
 }
 
-/* The run: device memory, the data, timed runs (then CUB's on the same copies), every row
- * checked against the host's sum, and the report. */
+/* The run: the launch plan, device memory, the data, timed runs (then CUB's on the same
+ * copies), every row checked against the host's sum, and the report. */
 static int measure(const struct options *o, const struct device_info *device,
                    const struct choice *c)
 {
-    struct rows_launch launch = launch_plan(c->kernel, c->shape, c->type,
-                                            (unsigned)device->sm_count);
-    struct measured m = {.depth = launch_depth(&launch, c->shape, c->type)};
+    struct rows_run run = {.shape = c->shape, .type = c->type, .forced = c->kernel != KERNEL_AUTO};
     struct matrix mx = {0};
     struct timer timer = {0};
     struct buffers buffers = {0};
@@ -291,30 +168,31 @@ static int measure(const struct options *o, const struct device_info *device,
     struct reference *references = NULL;
     int status = EXIT_ENVIRONMENT;
 
+    run.launch = launch_plan(c->kernel, c->shape, c->type, (unsigned)device->sm_count);
     if (sums == NULL) goto done;
-    if (!buffers_create(&buffers, c->shape, &launch)) goto done;
+    if (!buffers_create(&buffers, c->shape, &run.launch)) goto done;
     if (!timer_make(&timer, device, o)) goto done;
     if (!matrix_fill(&mx, c->shape, c->type, FILL_PATTERN, &o->pattern, o->seed)) goto done;
     if (!matrix_upload(&mx, o->buffers, device)) goto done;
-    for (int run = 0; run < o->warmup + o->iters; run++) {
+    for (int r = 0; r < o->warmup + o->iters; r++) {
         if (!timer_start(&timer)) goto done;
-        if (!CUDA_OK(rows_reduce(mx.copies[run % mx.count], c->type, c->shape, &launch,
+        if (!CUDA_OK(rows_reduce(mx.copies[r % mx.count], c->type, c->shape, &run.launch,
                                  buffers.sums, buffers.tagged_sums, buffers.tickets, 0)))
             goto done;
-        if (!timer_stop(&timer, run >= o->warmup)) goto done;
+        if (!timer_stop(&timer, r >= o->warmup)) goto done;
     }
-    m.time = timer_summary(&timer);
+    run.time = timer_summary(&timer);
     if (!CUDA_OK(
             cudaMemcpy(sums, buffers.sums, c->shape.rows * sizeof *sums, cudaMemcpyDeviceToHost)))
         goto done;
-    if (o->cub && !cub_segmented_time(o, c, &mx, &timer, buffers.cub_sums, &m.cub)) goto done;
-    if (o->cub && !cub_flat_time(o, &mx, &timer, &m.flat)) goto done;
+    if (o->cub && !cub_segmented_time(o, &mx, &timer, buffers.cub_sums, &run.cub)) goto done;
+    if (o->cub && !cub_flat_time(o, &mx, &timer, &run.flat)) goto done;
 
     if ((references = rows_references(&mx)) == NULL) goto done;
-    m.verdict = rows_judge(references, c->shape.rows, sums, m.depth);
-    describe_launch(m.launch, sizeof m.launch, c, &launch);
-    report(o, device, c, &launch, &m);
-    status = m.verdict.wrong == 0 ? EXIT_CORRECT : EXIT_WRONG;
+    run.depth = launch_depth(&run.launch, c->shape, c->type); /* the error bound's (plan.c) */
+    run.verdict = rows_judge(references, c->shape.rows, sums, run.depth);
+    rows_report(&STEP, o, device, &run);
+    status = run.verdict.wrong == 0 ? EXIT_CORRECT : EXIT_WRONG;
 done:
     buffers_free(&buffers);
     timer_free(&timer);

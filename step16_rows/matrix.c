@@ -6,24 +6,7 @@
 
 /* Room left for the runtime and CUB's temporary storage after the second and later copies. */
 static const size_t KEEP_FREE = (size_t)256 << 20;
-enum { BF16_SHIFT = 16, BF16_HALF_ULP = 0x7fff };
 enum { PARALLEL_ROWS = 4096 }; /* fewer rows: each row sums in parallel itself (verify.c) */
-
-unsigned short bf16_from_float(float value)
-{
-    uint32_t bits;
-    memcpy(&bits, &value, sizeof bits);
-    bits += BF16_HALF_ULP + ((bits >> BF16_SHIFT) & 1); /* the data hold no NaN */
-    return (unsigned short)(bits >> BF16_SHIFT);
-}
-
-float float_from_bf16(unsigned short bits)
-{
-    uint32_t word = (uint32_t)bits << BF16_SHIFT;
-    float value;
-    memcpy(&value, &word, sizeof value);
-    return value;
-}
 
 static void fill_row_onehot(float *values, struct matrix_shape s, uint64_t seed)
 {
@@ -40,7 +23,7 @@ bool matrix_fill(struct matrix *m, struct matrix_shape shape, enum element_type 
     m->shape = shape;
     m->type = type;
     m->values = malloc(n > 0 ? n * sizeof(float) : 1);
-    m->elements = type == ELEMENT_BF16 ? malloc(n > 0 ? n * sizeof(unsigned short) : 1) : m->values;
+    m->elements = type == ELEMENT_BF16 ? malloc(n > 0 ? n * sizeof(uint16_t) : 1) : m->values;
     if (m->values == NULL || m->elements == NULL) {
         fprintf(stderr, "not enough host memory for a %zu x %zu matrix\n", shape.rows, shape.cols);
         return false;
@@ -50,11 +33,11 @@ bool matrix_fill(struct matrix *m, struct matrix_shape shape, enum element_type 
     else
         pattern_fill(m->values, n, pattern, seed);
     if (type == ELEMENT_BF16) {
-        unsigned short *bits = m->elements;
+        uint16_t *bits = m->elements;
 #pragma omp parallel for schedule(static)
         for (size_t i = 0; i < n; i++) {
-            bits[i] = bf16_from_float(m->values[i]);
-            m->values[i] = float_from_bf16(bits[i]);
+            bits[i] = bf16_from_float(m->values[i]); /* the toolbox's (common/bf16.c) */
+            m->values[i] = bf16_to_float(bits[i]);
         }
     }
     return true;

@@ -1,5 +1,5 @@
 /* step16_rows: the matrix on the host (its values, and the bf16 patterns of them), its copies
- * on the device, and the verdict on every row's sum. Plain C for host.c and check.c. */
+ * on the device, and the verdict on every row's sum. Plain C for host.c and checks.c. */
 #ifndef STEP_MATRIX_H
 #define STEP_MATRIX_H
 
@@ -29,10 +29,6 @@ bool matrix_fill(struct matrix *m, struct matrix_shape shape, enum element_type 
  * saying why (a CUDA error, or not even one copy fits). */
 bool matrix_upload(struct matrix *m, int buffers, const struct device_info *device);
 void matrix_free(struct matrix *m);
-
-/* bf16 of a float, rounded to nearest, ties to even, and the float of a bf16 (exact). */
-unsigned short bf16_from_float(float value);
-float float_from_bf16(unsigned short bits);
 
 /* Every row's reference sum (verify.c), computed once per data set; NULL after saying why. */
 struct reference *rows_references(const struct matrix *m);

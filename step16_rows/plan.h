@@ -49,7 +49,8 @@ enum { SPLIT_CHUNK_VECTORS = SPLIT_THREADS * SPLIT_VECTORS_PER_THREAD };
 
 /* The chooser's thresholds, in bytes of one row (the same for float and bf16):
  * - up to WARP_MOST_ROW_BYTES, one warp pass covers the row: a block per row would leave most
- *   of its threads without a load, so a warp takes it (and ROWS_PER_WARP of them at once);
+ *   of its threads without a load, so a warp takes it, rows_per_warp of them (16 rows of 32
+ *   floats: 4 groups of 8 lanes, WARP_PASSES rows each);
  * - up to BLOCK_MOST_ROW_BYTES, one block pass covers the row (at most 512 threads x 8
  *   vectors): a block per row reads it with every load in flight at once;
  * - longer rows of up to BLOCK_MOST_PASSES block passes (512 KiB) still get a block each,

@@ -6,9 +6,10 @@
  *         step13's kernel has one sum per launch.
  * Here:   three kernels, each for a range of row lengths (plan.h's chooser picks by the bytes
  *         of a row and, for rows longer than one block pass, by the rows each SM gets):
- *         - warp:  a warp per row, ROWS_PER_WARP neighbouring rows per warp, every row's first
- *                  pass of loads issued before the first add (a short row is too few bytes
- *                  to keep the memory busy on its own);
+ *         - warp:  a warp, or a group of 8 or 16 of its lanes, per row; rows_per_warp
+ *                  neighbouring rows per warp (plan.h), every row's first pass of loads
+ *                  issued before the first add (a short row is too few bytes to keep the
+ *                  memory busy on its own);
  *         - block: a block per row, every thread's vectors loaded at once (step11's loads,
  *                  with a block sized to the row); a longer row pass after pass, where
  *                  every SM gets two rows or more;
@@ -20,7 +21,7 @@
  *         vector: each row is cut at its own boundaries (plan.h's row_pieces_of), as step10
  *         cuts the flat array. bf16 input arrives as 16-bit patterns and is added in float.
  * Profile: with short rows, the warp kernel's bytes in flight per SM (achieved occupancy x
- *         ROWS_PER_WARP rows); with medium rows, the block kernel's idle threads at the end of
+ *         rows_per_warp rows); with medium rows, the block kernel's idle threads at the end of
  *         a row; with long rows, the split kernel's atomics (one per 64 KiB) and the gather. */
 #include <stdint.h>
 #include <cuda/atomic>

@@ -1,4 +1,5 @@
-/* step14_generic/low_precision.c on the host: a float rounded to half or bf16 and widened back.
+/* The host's conversions, a float rounded to half or bf16 and widened back: half in
+ * step14_generic/low_precision.c, bf16 in common/bf16.c (the toolbox's, used by steps 14 and 16).
  * Every one of the 65,536 bit patterns of each type must survive the round trip; the point
  * halfway between any two neighbours must round to the one whose last bit is 0 (ties to
  * even), and the floats just beside it to the nearer one; too large a magnitude gives
@@ -9,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../step14_generic/generic.h"
+#include "../step14_generic/generic.h" /* half_from_float, as_read; bf16's through toolbox.h */
 
 enum {
     PATTERNS = 1 << 16,
