@@ -1,13 +1,12 @@
 /* step09_last_block: the program.
  * It reads top to bottom like the documents' main(): the options, the data, device memory,
- * the launch, the check, the time, the report. The kernel is in reduce.cu; common/toolbox.h
- * says what each helper does. A call that fails has said why: the program
- * frees what it holds and exits 3. */
+ * the launch, the check, the time, the report; the error bound's depth comes last. The kernel
+ * is in reduce.cu; common/toolbox.h says what each helper does. A call that fails has said
+ * why: the program frees what it holds and exits 3. */
 #include "reduce.h"
 #include "toolbox.h"
 
 enum { MIN_ELEMENTS = 8 }; /* per thread, at least: see blocks_for */
-enum { WARP_LEVELS = 5 };  /* shuffles within a warp, and again over the warp sums */
 
 static const struct step_info STEP = {
     .name = "step09",
@@ -47,16 +46,6 @@ static size_t per_thread(size_t n, const struct shape *shape)
     return (n + grid_threads - 1) / grid_threads;
 }
 
-/* The longest chain of float additions any element goes through (docs/verification.md): a
- * thread's loop, the shuffles of its block; then, in the last block, a thread's loop over the
- * block sums and the shuffles again. With atomicAdd the block sums meet in a chain instead. */
-static unsigned depth(size_t n, const struct shape *shape)
-{
-    size_t blocks = blocks_for(n, shape), own = per_thread(n, shape) + 2 * WARP_LEVELS;
-    size_t last_block = (blocks + shape->threads - 1) / shape->threads + 2 * WARP_LEVELS;
-    return (unsigned)(own + (shape->variant == VARIANT_ATOMIC_ADD ? blocks : last_block));
-}
-
 /* Device memory beside the input: the block sums, the total, and the ticket counter. */
 struct buffers {
     float *block_sums, *total;
@@ -89,6 +78,9 @@ static bool reduce(const float *input, size_t n, const struct shape *shape, cons
                                   blocks_for(n, shape), shape->threads, shape->variant, launched));
     return true;
 }
+
+/* The depth of the error bound (the longest chain of additions): at the end of the file. */
+static unsigned depth(size_t n, const struct shape *shape);
 
 /* One size: device memory, the data, timed runs (then CUB's on the same copies), the check
  * against the host's exact sum, and the report. */
@@ -170,4 +162,18 @@ int main(int argc, char **argv)
         if (status == EXIT_ENVIRONMENT) break;
     }
     return worst;
+}
+
+/* ---- The error bound's depth (docs/verification.md): the program does not need it to run. ---- */
+
+enum { WARP_LEVELS = 5 }; /* shuffles within a warp, and again over the warp sums */
+
+/* The longest chain of float additions any element goes through (docs/verification.md): a
+ * thread's loop, the shuffles of its block; then, in the last block, a thread's loop over the
+ * block sums and the shuffles again. With atomicAdd the block sums meet in a chain instead. */
+static unsigned depth(size_t n, const struct shape *shape)
+{
+    size_t blocks = blocks_for(n, shape), own = per_thread(n, shape) + 2 * WARP_LEVELS;
+    size_t last_block = (blocks + shape->threads - 1) / shape->threads + 2 * WARP_LEVELS;
+    return (unsigned)(own + (shape->variant == VARIANT_ATOMIC_ADD ? blocks : last_block));
 }
