@@ -81,8 +81,24 @@ static struct timing less_drain(struct timing with, const struct timing *drain)
     return with;
 }
 
-extern "C" bool ceilings_measure(const struct input *input, const struct options *o,
-                                 struct timer *timer, float *scratch, struct ceilings *ceilings)
+extern "C" bool ceilings_allowed(const struct options *o, const char *step_name)
+{
+    if (!o->check && !o->csv && !o->quiet) return true;
+    fprintf(stderr,
+            "%s: '--ceilings' prints beside the full report: not with --check, --csv or "
+            "--quiet\n(%s/run --help lists the options)\n",
+            step_name, step_name);
+    return false;
+}
+
+extern "C" bool ceilings_create(struct ceilings *c, size_t n, const struct device_info *device)
+{
+    if (!device_memory_fits(device, n * sizeof(float), "--ceilings' scratch")) return false;
+    return CUDA_OK(cudaMalloc((void **)&c->scratch, n * sizeof(float) + sizeof(float)));
+}
+
+extern "C" bool ceilings_measure(struct ceilings *ceilings, const struct input *input,
+                                 const struct options *o, struct timer *timer)
 {
     struct timing *timings[CEILINGS] = {&ceilings->write, &ceilings->copy, &ceilings->launch,
                                         &ceilings->drain};
@@ -91,7 +107,7 @@ extern "C" bool ceilings_measure(const struct input *input, const struct options
     for (int which = 0; ok && which < CEILINGS; which++) {
         for (int run = 0; ok && run < o->warmup + o->iters; run++)
             ok = timer_start(timer) &&
-                 CUDA_OK(run_once((enum ceiling)which, input, run, scratch, &d)) &&
+                 CUDA_OK(run_once((enum ceiling)which, input, run, ceilings->scratch, &d)) &&
                  timer_stop(timer, run >= o->warmup);
         *timings[which] = timer_summary(timer);
     }
@@ -99,6 +115,12 @@ extern "C" bool ceilings_measure(const struct input *input, const struct options
     ceilings->copy = less_drain(ceilings->copy, &ceilings->drain);
     CUDA_OK(cudaFree(d.vectors));
     return ok;
+}
+
+extern "C" void ceilings_free(struct ceilings *c)
+{
+    CUDA_OK(cudaFree(c->scratch));
+    c->scratch = nullptr;
 }
 
 static double percent_of_peak(const struct report *r, double bytes, double milliseconds)

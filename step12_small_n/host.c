@@ -1,15 +1,13 @@
 /* step12_small_n: the program.
  * It reads top to bottom like the documents' main(): the options, the data, device memory,
- * the launch, the check, the time, the report. The kernels are in reduce.cu; --ceilings is in
- * ceilings.cu; common/toolbox.h says what each helper does. A call that fails has said why:
- * the program frees what it holds and exits 3. */
+ * the launch, the check, the time, the report; the error bound's depth comes last. The kernels
+ * are in reduce.cu; --ceilings is in ceilings.cu; common/toolbox.h says what each helper does.
+ * A call that fails has said why: the program frees what it holds and exits 3. */
 #include "ceilings.h"
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { WARP_LEVELS = 5 }; /* shuffles within a warp, and again over the warp sums */
-enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* a float4's four lanes; the head and tail floats */
-enum { CEILINGS_OPTION = 0 };              /* extras[0] */
+enum { CEILINGS_OPTION = 0 }; /* extras[0] */
 
 static const struct step_info STEP = {
     .name = "step12",
@@ -45,21 +43,6 @@ static bool one_block(size_t n)
 static unsigned blocks_for(size_t n, const struct shape *shape)
 {
     return one_block(n) ? 1 : grid_blocks(n, shape->threads);
-}
-
-/* The longest chain of float additions any element goes through (docs/verification.md): a
- * thread's float4 in a row, their four lanes, the head and tail floats, the shuffles of its
- * block; then, in the last block, a thread's loop over the block sums as float4, their lanes,
- * the 0..3 sums after them, and the shuffles again. With atomicAdd the block sums meet in a
- * chain instead. */
-static unsigned depth(size_t n, const struct shape *shape)
-{
-    if (one_block(n)) return ONE_BLOCK_VECTORS + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
-    size_t blocks = blocks_for(n, shape), per_round = (size_t)shape->threads * FLOATS_PER_VECTOR;
-    size_t own = VECTORS_PER_THREAD + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
-    size_t last = (blocks + per_round - 1) / per_round + LANE_LEVELS + EDGE_LEVELS +
-                  2 * WARP_LEVELS;
-    return (unsigned)(own + (shape->variant == VARIANT_ATOMIC_ADD ? blocks : last));
 }
 
 /* Device memory beside the input: the block sums, the total, and the ticket counter. */
@@ -113,14 +96,8 @@ static void describe_launch(struct report *report, size_t n, const struct shape 
                  blocks_for(n, shape), shape->threads, VECTORS_PER_THREAD);
 }
 
-/* --ceilings: room for the write and the copy of n floats, allocated before the input's
- * copies so that input_create makes as many of them as still fit. */
-static bool scratch_create(float **scratch, size_t n, const struct device_info *device)
-{
-    if (!device_memory_fits(device, n * sizeof(float), "--ceilings' scratch")) return false;
-    CUDA_TRY(cudaMalloc((void **)scratch, n * sizeof(float) + sizeof(float)));
-    return true;
-}
+/* The depth of the error bound (the longest chain of additions): at the end of the file. */
+static unsigned depth(size_t n, const struct shape *shape);
 
 /* One size: device memory, the data, timed runs (then CUB's on the same copies, and with
  * --ceilings the three ceilings), the check against the host's exact sum, and the report. */
@@ -132,11 +109,10 @@ static int measure(const struct options *o, const struct device_info *device, si
     struct timer timer = {0};
     struct buffers buffers = {0};
     struct ceilings ceilings = {0};
-    float *scratch = NULL;
     int status = EXIT_ENVIRONMENT;
 
     if (!buffers_create(&buffers, blocks_for(n, &shape))) goto done;
-    if (o->extra[CEILINGS_OPTION] && !scratch_create(&scratch, n, device)) goto done;
+    if (o->extra[CEILINGS_OPTION] && !ceilings_create(&ceilings, n, device)) goto done;
     if (!timer_make(&timer, device, o)) goto done;
     if (!input_create(&input, o, n, device)) goto done;
     for (int run = 0; run < o->warmup + o->iters; run++) {
@@ -148,15 +124,15 @@ static int measure(const struct options *o, const struct device_info *device, si
     report.time = timer_summary(&timer);
     if (!total_read(buffers.total, &report.result)) goto done;
     if (o->cub && !cub_time(&input, o, &timer, &report.cub, NULL)) goto done;
-    if (scratch != NULL && !ceilings_measure(&input, o, &timer, scratch, &ceilings)) goto done;
+    if (ceilings.scratch != NULL && !ceilings_measure(&ceilings, &input, o, &timer)) goto done;
 
     describe_launch(&report, n, &shape);
     report_judge(&report, &input.reference, depth(n, &shape));
     report_print(&report, o);
-    if (scratch != NULL) ceilings_print(&ceilings, &report);
+    if (ceilings.scratch != NULL) ceilings_print(&ceilings, &report);
     status = report.ok ? EXIT_CORRECT : EXIT_WRONG;
 done:
-    CUDA_OK(cudaFree(scratch));
+    ceilings_free(&ceilings);
     buffers_free(&buffers);
     timer_free(&timer);
     input_free(&input);
@@ -194,13 +170,7 @@ int main(int argc, char **argv)
     struct device_info device;
     int status = options_parse(argc, argv, &STEP, &options);
     if (status != OPTIONS_RUN) return status;
-    if (options.extra[CEILINGS_OPTION] && (options.check || options.csv || options.quiet)) {
-        fprintf(stderr,
-                "%s: '--ceilings' prints beside the full report: not with --check, --csv or "
-                "--quiet\n(%s/run --help lists the options)\n",
-                STEP.name, STEP.name);
-        return EXIT_USAGE;
-    }
+    if (options.extra[CEILINGS_OPTION] && !ceilings_allowed(&options, STEP.name)) return EXIT_USAGE;
     if (!device_open(&device, STEP.name)) return EXIT_ENVIRONMENT;
     if (options.check) return check_all(&options, &device);
 
@@ -212,4 +182,24 @@ int main(int argc, char **argv)
         if (status == EXIT_ENVIRONMENT) break;
     }
     return worst;
+}
+
+/* ---- The error bound's depth (docs/verification.md): the program does not need it to run. ---- */
+
+enum { WARP_LEVELS = 5 }; /* shuffles within a warp, and again over the warp sums */
+enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* a float4's four lanes; the head and tail floats */
+
+/* The longest chain of float additions any element goes through (docs/verification.md): a
+ * thread's float4 in a row, their four lanes, the head and tail floats, the shuffles of its
+ * block; then, in the last block, a thread's loop over the block sums as float4, their lanes,
+ * the 0..3 sums after them, and the shuffles again. With atomicAdd the block sums meet in a
+ * chain instead. */
+static unsigned depth(size_t n, const struct shape *shape)
+{
+    if (one_block(n)) return ONE_BLOCK_VECTORS + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    size_t blocks = blocks_for(n, shape), per_round = (size_t)shape->threads * FLOATS_PER_VECTOR;
+    size_t own = VECTORS_PER_THREAD + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    size_t last = (blocks + per_round - 1) / per_round + LANE_LEVELS + EDGE_LEVELS +
+                  2 * WARP_LEVELS;
+    return (unsigned)(own + (shape->variant == VARIANT_ATOMIC_ADD ? blocks : last));
 }

@@ -35,10 +35,10 @@ unsigned grid_blocks(size_t n, unsigned block_size);
  * The library's contract: block_sums, *ticket_counter and *total are one launch's scratch.
  * Launches on one stream run one after another and may share it; two launches that may run
  * at once (on two streams, or two host threads with streams of their own) each need their
- * own, or the gatherer may wait forever and the total may be stale. A launch on another
- * stream while the scratch's latest launch may still run is refused: cudaErrorNotPermitted,
- * after a message on stderr (common/scratch.c).
-
+ * own, or their tickets mix: a block may count itself last before every sum is written, and
+ * the total may be wrong or stale. A launch on another stream while the scratch's latest
+ * launch may still run is refused: cudaErrorNotPermitted, after a message on stderr
+ * (common/scratch.c).
  * *launched: the kernel that ran and its finish, as reduce.cu names them. */
 cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                  unsigned *ticket_counter, float *total, unsigned blocks,

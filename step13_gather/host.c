@@ -1,16 +1,14 @@
 /* step13_gather: the program.
  * It reads top to bottom like the documents' main(): the options, the data, device memory,
- * the launch, the check, the time, the report. The kernels are in reduce.cu; --ceilings is in
- * ceilings.cu; common/toolbox.h says what each helper does. A call that fails has said why:
- * the program frees what it holds and exits 3. */
+ * the launch, the check, the time, the report; the error bound's depth comes last. The kernels
+ * are in reduce.cu; --ceilings is step12's; common/toolbox.h says what each helper does. A
+ * call that fails has said why: the program frees what it holds and exits 3. */
 #include <string.h>
 
-#include "ceilings.h"
+#include "../step12_small_n/ceilings.h"
 #include "reduce.h"
 #include "toolbox.h"
 
-enum { WARP_LEVELS = 5 }; /* shuffles within a warp, and again over the warp sums */
-enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* a float4's four lanes; the head and tail floats */
 enum { CEILINGS_OPTION = 0, VECTORS_OPTION = 1 }; /* extras[0], extras[1] */
 
 static const struct step_info STEP = {
@@ -33,8 +31,8 @@ static const struct step_info STEP = {
              "                 bytes, and an empty kernel, beside the step and CUB"},
             {"vectors", "V",
              "float4 each thread of the grid keeps in flight: 4, 8, 12, or auto (the\n"
-             "                 default: for a grid the gatherer finishes, the fewest of 4 and 8\n"
-             "                 whose grid it still reads; else the card's count)"},
+             "                 default, whatever the variant: the fewest of 4 and 8 that make a\n"
+             "                 grid the gatherer could read; for a larger grid, the card's count)"},
             {NULL, NULL, NULL}},
 };
 
@@ -56,16 +54,15 @@ static int vectors_given(const char *text)
     return compiled ? (int)count : -1;
 }
 
-/* The count --vectors gives; auto: 4 or 8 for a grid the gatherer finishes, the card's, from
- * its bandwidth per SM (Little's law, reduce.h), for a grid too large to gather. */
+/* The count --vectors gives; auto: vectors_per_thread's, from n and the card's count (its
+ * bandwidth per SM, Little's law: reduce.h), whatever the variant. */
 static struct shape shape_for(const struct options *o, const struct device_info *device, size_t n,
                               unsigned threads)
 {
     int given = vectors_given(o->extra[VECTORS_OPTION]);
     unsigned card = card_vectors(device->peak_gb_per_s / device->sm_count);
-    struct shape shape = {threads, given > 0 ? (unsigned)given : card, o->variant};
-    if (given == 0) shape.vectors = vectors_per_thread(n, threads, card);
-    return shape;
+    unsigned automatic = vectors_per_thread(n, threads, card);
+    return (struct shape){threads, given > 0 ? (unsigned)given : automatic, o->variant};
 }
 
 /* Up to ONE_BLOCK_ELEMENTS: the one-block kernel, whatever --threads says. */
@@ -79,60 +76,18 @@ static unsigned blocks_for(size_t n, const struct shape *shape)
     return one_block(n) ? 1 : grid_blocks(n, shape->threads, shape->vectors);
 }
 
-/* The longest chain of float additions any element goes through (docs/verification.md): a
- * thread's float4 in a row, their four lanes, the head and tail floats, the shuffles of its
- * block; then, in the last block, a thread's loop over the block sums as float4, their lanes,
- * the 0..3 sums after them, and the shuffles again; in the gatherer, a thread's loop over
- * every BLOCK_SIZE-th block sum, and the shuffles. With atomicAdd the block sums meet in a
- * chain instead. */
-static unsigned depth(size_t n, const struct shape *shape)
-{
-    if (one_block(n)) return ONE_BLOCK_VECTORS + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
-    size_t blocks = blocks_for(n, shape), per_round = (size_t)shape->threads * FLOATS_PER_VECTOR;
-    size_t own = shape->vectors + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
-    size_t last = (blocks + per_round - 1) / per_round + LANE_LEVELS + EDGE_LEVELS +
-                  2 * WARP_LEVELS;
-    size_t gathered = (blocks + shape->threads - 1) / shape->threads + 2 * WARP_LEVELS;
-    if (gathers((unsigned)blocks, shape->variant)) return (unsigned)(own + gathered);
-    return (unsigned)(own + (shape->variant == VARIANT_ATOMIC_ADD ? blocks : last));
-}
-
-/* Device memory beside the input: the block sums (the gatherer's 64-bit words, then the
- * ticket's floats), the total, and the ticket counter, all zeroed once here; each launch
- * leaves the gatherer's words and the counter 0. */
-struct buffers {
-    float *block_sums, *total;
-    unsigned *ticket_counter;
-};
-
-static bool buffers_create(struct buffers *b, unsigned blocks)
-{
-    size_t bytes = block_sums_bytes(blocks);
-    CUDA_TRY(cudaMalloc((void **)&b->block_sums, bytes + sizeof(float)));
-    CUDA_TRY(cudaMalloc((void **)&b->ticket_counter, sizeof(unsigned)));
-    b->total = (float *)((char *)b->block_sums + bytes);
-    CUDA_TRY(cudaMemset(b->block_sums, 0, bytes));
-    return CUDA_OK(cudaMemset(b->ticket_counter, 0, sizeof(unsigned)));
-}
-
-static void buffers_free(struct buffers *b)
-{
-    CUDA_OK(cudaFree(b->block_sums));
-    CUDA_OK(cudaFree(b->ticket_counter));
-}
-
-/* The one launch: for a small n the one block; otherwise the grid, whose last block to finish
- * adds the block sums and leaves the total on the device. atomic-add needs the total zeroed
- * first, and that is part of its cost.
- * *launched names the kernel and its finish, for the report. */
-static bool reduce(const float *input, size_t n, const struct shape *shape, const struct buffers *b,
-                   struct launched *launched)
+/* The one launch: for a small n the one block; otherwise the grid, whose gatherer (past
+ * GATHER_MOST_BLOCKS blocks, the block that takes the last ticket) adds the block sums and
+ * leaves the total on the device. atomic-add needs the total zeroed first, and that is part
+ * of its cost. *launched names the kernel and its finish, for the report. */
+static bool reduce(const float *input, size_t n, const struct shape *shape,
+                   const struct launch_scratch *s, struct launched *launched)
 {
     if (one_block(n))
-        return CUDA_OK(reduce_in_one_block(input, (unsigned)n, b->total, 0, launched));
+        return CUDA_OK(reduce_in_one_block(input, (unsigned)n, s->total, 0, launched));
     if (shape->variant == VARIANT_ATOMIC_ADD)
-        CUDA_TRY(cudaMemsetAsync(b->total, 0, sizeof(float), 0));
-    CUDA_TRY(reduce_in_one_launch(input, n, b->block_sums, b->ticket_counter, b->total,
+        CUDA_TRY(cudaMemsetAsync(s->total, 0, sizeof(float), 0));
+    CUDA_TRY(reduce_in_one_launch(input, n, s->block_sums, s->ticket_counter, s->total,
                                   blocks_for(n, shape), shape->threads, shape->vectors,
                                   shape->variant, 0, launched));
     return true;
@@ -155,14 +110,8 @@ static void describe_launch(struct report *report, size_t n, const struct shape 
                      : "");
 }
 
-/* --ceilings: room for the write and the copy of n floats, allocated before the input's
- * copies so that input_create makes as many of them as still fit. */
-static bool scratch_create(float **scratch, size_t n, const struct device_info *device)
-{
-    if (!device_memory_fits(device, n * sizeof(float), "--ceilings' scratch")) return false;
-    CUDA_TRY(cudaMalloc((void **)scratch, n * sizeof(float) + sizeof(float)));
-    return true;
-}
+/* The depth of the error bound (the longest chain of additions): at the end of the file. */
+static unsigned depth(size_t n, const struct shape *shape);
 
 /* One size: device memory, the data, timed runs (then CUB's on the same copies, and with
  * --ceilings the three ceilings), the check against the host's exact sum, and the report. */
@@ -172,34 +121,33 @@ static int measure(const struct options *o, const struct device_info *device, si
     struct report report = report_start(&STEP, device, o, n);
     struct input input = {0};
     struct timer timer = {0};
-    struct buffers buffers = {0};
+    struct launch_scratch scratch = {0};
     struct ceilings ceilings = {0};
-    float *scratch = NULL;
     int status = EXIT_ENVIRONMENT;
 
-    if (!buffers_create(&buffers, blocks_for(n, &shape))) goto done;
-    if (o->extra[CEILINGS_OPTION] && !scratch_create(&scratch, n, device)) goto done;
+    if (!launch_scratch_create(&scratch, blocks_for(n, &shape))) goto done;
+    if (o->extra[CEILINGS_OPTION] && !ceilings_create(&ceilings, n, device)) goto done;
     if (!timer_make(&timer, device, o)) goto done;
     if (!input_create(&input, o, n, device)) goto done;
     for (int run = 0; run < o->warmup + o->iters; run++) {
         const float *copy = input.copies[run % input.count];
         if (!timer_start(&timer)) goto done;
-        if (!reduce(copy, n, &shape, &buffers, &report.launched)) goto done;
+        if (!reduce(copy, n, &shape, &scratch, &report.launched)) goto done;
         if (!timer_stop(&timer, run >= o->warmup)) goto done;
     }
     report.time = timer_summary(&timer);
-    if (!total_read(buffers.total, &report.result)) goto done;
+    if (!total_read(scratch.total, &report.result)) goto done;
     if (o->cub && !cub_time(&input, o, &timer, &report.cub, NULL)) goto done;
-    if (scratch != NULL && !ceilings_measure(&input, o, &timer, scratch, &ceilings)) goto done;
+    if (ceilings.scratch != NULL && !ceilings_measure(&ceilings, &input, o, &timer)) goto done;
 
     describe_launch(&report, n, &shape);
     report_judge(&report, &input.reference, depth(n, &shape));
     report_print(&report, o);
-    if (scratch != NULL) ceilings_print(&ceilings, &report);
+    if (ceilings.scratch != NULL) ceilings_print(&ceilings, &report);
     status = report.ok ? EXIT_CORRECT : EXIT_WRONG;
 done:
-    CUDA_OK(cudaFree(scratch));
-    buffers_free(&buffers);
+    ceilings_free(&ceilings);
+    launch_scratch_free(&scratch);
     timer_free(&timer);
     input_free(&input);
     return status;
@@ -210,23 +158,23 @@ static int check_all(const struct options *o, const struct device_info *device)
 {
     struct check *check = check_start(&STEP, o, device);
     struct shape largest = {STEP.min_threads, FEWEST_VECTORS, o->variant}; /* the most blocks */
-    struct buffers buffers = {0};
+    struct launch_scratch scratch = {0};
     struct check_case c;
     bool ran = false;
 
     if (check == NULL) return EXIT_ENVIRONMENT;
-    if (!buffers_create(&buffers, blocks_for(CHECK_LARGEST_N, &largest))) goto done;
+    if (!launch_scratch_create(&scratch, blocks_for(CHECK_LARGEST_N, &largest))) goto done;
     while (check_next(check, &c)) {
         struct shape shape = shape_for(o, device, c.n, c.threads);
         struct launched launched;
         float total = 0;
-        if (!reduce(c.input, c.n, &shape, &buffers, &launched)) goto done;
-        if (!total_read(buffers.total, &total)) goto done;
+        if (!reduce(c.input, c.n, &shape, &scratch, &launched)) goto done;
+        if (!total_read(scratch.total, &total)) goto done;
         check_record(check, &c, total, depth(c.n, &shape));
     }
     ran = true;
 done:
-    buffers_free(&buffers);
+    launch_scratch_free(&scratch);
     return check_finish(check, ran);
 }
 
@@ -236,13 +184,7 @@ int main(int argc, char **argv)
     struct device_info device;
     int status = options_parse(argc, argv, &STEP, &options);
     if (status != OPTIONS_RUN) return status;
-    if (options.extra[CEILINGS_OPTION] && (options.check || options.csv || options.quiet)) {
-        fprintf(stderr,
-                "%s: '--ceilings' prints beside the full report: not with --check, --csv or "
-                "--quiet\n(%s/run --help lists the options)\n",
-                STEP.name, STEP.name);
-        return EXIT_USAGE;
-    }
+    if (options.extra[CEILINGS_OPTION] && !ceilings_allowed(&options, STEP.name)) return EXIT_USAGE;
     if (vectors_given(options.extra[VECTORS_OPTION]) < 0) {
         fprintf(stderr,
                 "%s: '--vectors %s': %d, %d, %d or auto\n(%s/run --help lists the options)\n",
@@ -261,4 +203,27 @@ int main(int argc, char **argv)
         if (status == EXIT_ENVIRONMENT) break;
     }
     return worst;
+}
+
+/* ---- The error bound's depth (docs/verification.md): the program does not need it to run. ---- */
+
+enum { WARP_LEVELS = 5 }; /* shuffles within a warp, and again over the warp sums */
+enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* a float4's four lanes; the head and tail floats */
+
+/* The longest chain of float additions any element goes through (docs/verification.md): a
+ * thread's float4 in a row, their four lanes, the head and tail floats, the shuffles of its
+ * block; then, in the last block, a thread's loop over the block sums as float4, their lanes,
+ * the 0..3 sums after them, and the shuffles again; in the gatherer, a thread's loop over
+ * every BLOCK_SIZE-th block sum, and the shuffles. With atomicAdd the block sums meet in a
+ * chain instead. */
+static unsigned depth(size_t n, const struct shape *shape)
+{
+    if (one_block(n)) return ONE_BLOCK_VECTORS + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    size_t blocks = blocks_for(n, shape), per_round = (size_t)shape->threads * FLOATS_PER_VECTOR;
+    size_t own = shape->vectors + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    size_t last = (blocks + per_round - 1) / per_round + LANE_LEVELS + EDGE_LEVELS +
+                  2 * WARP_LEVELS;
+    size_t gathered = (blocks + shape->threads - 1) / shape->threads + 2 * WARP_LEVELS;
+    if (gathers((unsigned)blocks, shape->variant)) return (unsigned)(own + gathered);
+    return (unsigned)(own + (shape->variant == VARIANT_ATOMIC_ADD ? blocks : last));
 }

@@ -16,12 +16,13 @@
  *         past GATHER_MOST_BLOCKS blocks the ticket finishes, writing its plain float sums
  *         past the gatherer's words, so that it has nothing to clear. The ticket alone stays
  *         as --variant ticket, to be measured beside it. And the float4 each thread keeps in
- *         flight are no longer fixed at 8. A grid the gatherer finishes takes 4 where the
- *         gatherer can still read the grid that makes: the same bytes in twice the blocks,
- *         with fewer registers, so more of them fit on an SM and, once there are more than
- *         fit, the gatherer starts after most have finished. A larger grid takes the card's
- *         count: a card with more bandwidth per SM needs more bytes on their way (Little's
- *         law), so the host picks 8 or 12 from the card (reduce.h).
+ *         flight are not step12's fixed 8. Whatever the variant, the host takes the fewest
+ *         of 4 and 8 that make a grid of at most GATHER_MOST_BLOCKS blocks (one the gatherer
+ *         can read): with 4, the same bytes in twice the blocks, with fewer registers, so more
+ *         of them fit on an SM and, once there are more than fit, the gatherer starts after
+ *         most have finished. A larger grid takes the card's count: a card with more
+ *         bandwidth per SM needs more bytes on their way (Little's law), so the host picks 8
+ *         or 12 from the card (reduce.h).
  * Profile: per launch, one atomic per block at its start instead of a fence and an atomic at
  *         its end; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time; at
  *         n = 2^22 and 512 threads, 512 blocks of 40 registers a thread with 4 float4 (three
@@ -335,6 +336,22 @@ extern "C" unsigned vectors_per_thread(size_t n, unsigned threads, unsigned card
 extern "C" size_t block_sums_bytes(unsigned blocks)
 {
     return TICKET_SUMS_OFFSET * sizeof(float) + (size_t)blocks * sizeof(float);
+}
+
+extern "C" bool launch_scratch_create(struct launch_scratch *s, unsigned blocks)
+{
+    size_t bytes = block_sums_bytes(blocks);
+    CUDA_TRY(cudaMalloc((void **)&s->block_sums, bytes + sizeof(float)));
+    CUDA_TRY(cudaMalloc((void **)&s->ticket_counter, sizeof(unsigned)));
+    s->total = (float *)((char *)s->block_sums + bytes);
+    CUDA_TRY(cudaMemset(s->block_sums, 0, bytes));
+    return CUDA_OK(cudaMemset(s->ticket_counter, 0, sizeof(unsigned)));
+}
+
+extern "C" void launch_scratch_free(struct launch_scratch *s)
+{
+    CUDA_OK(cudaFree(s->block_sums));
+    CUDA_OK(cudaFree(s->ticket_counter));
 }
 
 /* One block reads every published word: past GATHER_MOST_BLOCKS of them that read costs more

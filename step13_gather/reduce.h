@@ -17,15 +17,19 @@ extern "C" {
  * first is added, and nothing else: the host chooses per launch (vectors_per_thread). */
 enum { FLOATS_PER_VECTOR = 4, FEWEST_VECTORS = 4, FEW_VECTORS = 8, MANY_VECTORS = 12 };
 /* Little's law: the bytes a card must keep in flight grow with its bandwidth per SM. 8 float4
- * a thread keep an SM busy up to FEW_VECTORS_ENOUGH_GB_PER_S_PER_SM (the H100's 25.4 GB/s
- * per SM, measured); a card with more bandwidth per SM and about the same latency needs
- * proportionally more, rounded up to the counts the kernel is compiled for. */
+ * a thread are step11's count, sized for the H100, whose peak by the formula (2 x memory clock
+ * x bus width: 3352 GB/s) over 132 SMs is 25.4 GB/s per SM; the constant below sits just above
+ * it, so that the H100 takes 8. A card with more bandwidth per SM and about the same latency
+ * needs proportionally more: card_vectors gives it MANY_VECTORS, the one larger count the
+ * kernel is compiled for, enough up to 12 / 8 x 26 = 39 GB/s per SM (the H200 has 4814 GB/s
+ * over 132 SMs, 36.5), fewer than the law asks above that. */
 #define FEW_VECTORS_ENOUGH_GB_PER_S_PER_SM 26.0
 unsigned card_vectors(double gb_per_s_per_sm);
-/* For a grid the gatherer finishes, the fewest float4 a thread whose grid it still reads
- * (FEWEST_VECTORS, else FEW_VECTORS): the same bytes in more blocks of fewer registers, more of
- * them on an SM, and once they are more than fit, a gatherer that starts after most have
- * finished. For a grid too large to gather, the card's count. */
+/* The float4 a thread for n floats, whatever the variant: the fewest of FEWEST_VECTORS and
+ * FEW_VECTORS whose grid has at most GATHER_MOST_BLOCKS blocks (a grid the gatherer can read),
+ * so that a gathered grid has the same bytes in more blocks of fewer registers, more of them
+ * on an SM, and, once they are more than fit, a gatherer that starts after most have finished.
+ * For a larger grid, `card` (card_vectors). */
 unsigned vectors_per_thread(size_t n, unsigned threads, unsigned card);
 /* Up to ONE_BLOCK_ELEMENTS floats, a kernel of its own: one block of ONE_BLOCK_THREADS, each
  * thread one group of ONE_BLOCK_VECTORS float4. */
@@ -43,6 +47,17 @@ enum { TICKET_SUMS_OFFSET = GATHER_MOST_BLOCKS * 2 };
 
 /* The bytes of block_sums for a launch of `blocks` blocks, with any variant. */
 size_t block_sums_bytes(unsigned blocks);
+
+/* One launch's scratch, as reduce_in_one_launch below wants it, for launches of up to
+ * `blocks` blocks: block_sums with its gatherer's words zeroed, *total after them, and
+ * *ticket_counter at 0. The layout is this file's, so programs that use the launcher need not
+ * know it. */
+struct launch_scratch {
+    float *block_sums, *total;
+    unsigned *ticket_counter;
+};
+bool launch_scratch_create(struct launch_scratch *scratch, unsigned blocks);
+void launch_scratch_free(struct launch_scratch *scratch);
 
 /* Whether a launch of `blocks` blocks with `variant` finishes by gathering. */
 bool gathers(unsigned blocks, int variant);
