@@ -5,7 +5,7 @@
  * exists; every handout has its graded hints, each folded in a <details>. No run of six or
  * more tokens of the model answer's code that the steps before the lab do not show is in the
  * handout, the starter's comments or a section the handout links to; and the reading the
- * handout assigns is as long as it says, at 250 words a minute at most. Those two are read
+ * handout assigns is as long as it says, at 150 words a minute at most. Those two are read
  * by tests/labs_handouts.py, which says how. */
 #include <criterion/criterion.h>
 #include <ctype.h>

@@ -17,7 +17,7 @@ contain its answer"), read by tests/labs_handouts.c.
       The words of what "Read first" assigns (the linked sections, each heading with the text
       under it down to the next heading of its level or above; a link with no anchor is the
       whole file) against the handout's own statement "(about W words, about M minutes)":
-      W within 10% of the count, and M at least the count at 250 words a minute and at most
+      W within 10% of the count, and M at least the count at 150 words a minute and at most
       twice that (plus 5 minutes); "**Time:** about H hours: M minutes of reading, A for ...,
       B for ..." gives the same M, and its parts add up to H hours. Exit 1 otherwise.
 
@@ -31,7 +31,7 @@ import re
 import sys
 
 RUN_LENGTH = 6
-WORDS_PER_MINUTE = 250
+WORDS_PER_MINUTE = 150
 WORD_COUNT_TOLERANCE = 0.10
 PUNCTUATORS = sorted(
     "... <<= >>= -> ++ -- << >> <= >= == != && || *= /= %= += -= &= ^= |= ## :: "
