@@ -55,9 +55,9 @@ bool sum_on_host(const float *block_sums, size_t count, float *total); /* docume
  * be stale. scratch_claim, just before the launch on `stream`, refuses the launch (a message,
  * cudaErrorNotPermitted) while the scratch's latest launch, on another stream, may still run;
  * launches on one stream run in order and share a scratch safely. scratch_release, just after
- * the launch with its status, remembers it: an event recorded on the stream, or nothing on the
- * legacy default stream, which is asked whether it is idle instead. A successful claim holds
- * a lock that the release gives back: call both, or neither. */
+ * the launch with its status, remembers it: an event recorded on the stream after the launch,
+ * which the next claim from another stream asks whether it has passed. A successful claim
+ * holds a lock that the release gives back: call both, or neither. */
 cudaError_t scratch_claim(const void *ticket_counter, cudaStream_t stream);
 cudaError_t scratch_release(const void *ticket_counter, cudaStream_t stream, cudaError_t launch);
 
