@@ -1,10 +1,10 @@
 /* step14_generic: the program.
  * It reads top to bottom like the other steps: the options, the data, device memory, the
- * launch and the finish, the check, the time, the report. It is longer than they are because
- * it runs five operators on five types; what those need besides (their names, the data in
- * each type, the expected results, the report lines) is in data.c and verdict.c (generic.h),
- * and the kernel template in reduce.cu. A call that fails has said why: the program frees
- * what it holds and exits 3. */
+ * launch and the finish, the check, the time, the report; the error bound's depth comes last.
+ * It is longer than they are because it runs five operators on five types; what those need
+ * besides (their names, the data in each type, the expected results, the report lines) is in
+ * data.c and verdict.c (generic.h), and the kernel template in reduce.cu. A call that fails
+ * has said why: the program frees what it holds and exits 3. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,7 +13,6 @@
 #include "toolbox.h"
 
 enum { MIN_ELEMENTS = 8 }; /* per thread, at least: see blocks_for */
-enum { WARP_LEVELS = 5 };  /* shuffles within a warp, and again over the warp results */
 /* the step's own options, in the order of STEP.extras */
 enum { OP_OPTION, TYPE_OPTION, ACCUMULATE_OPTION };
 
@@ -123,22 +122,6 @@ static unsigned blocks_for(size_t n, const struct shape *shape)
     return enough < shape->most_blocks ? enough : shape->most_blocks;
 }
 
-/* The longest chain of merges any element goes through (docs/verification.md; verdict.c adds
- * one for a product): a thread's rounds and its tree of ELEMENTS_PER_ROUND, the shuffles of
- * its block; then the last block's rounds over the partials, their tree and the shuffles
- * again; or, finishing on the host, a chain through every partial. */
-static unsigned depth(size_t n, const struct shape *s)
-{
-    size_t blocks = blocks_for(n, s), per_round = blocks * s->threads * ELEMENTS_PER_ROUND;
-    size_t per_pass = (size_t)s->threads * PARTIALS_IN_FLIGHT;
-    unsigned own = (unsigned)((n + per_round - 1) / per_round) + tree_levels(ELEMENTS_PER_ROUND) +
-                   2 * WARP_LEVELS;
-    if (s->finish == FINISH_CPU) return own + (unsigned)blocks;
-    if (blocks == 1) return own;
-    return own + (unsigned)((blocks + per_pass - 1) / per_pass) + tree_levels(PARTIALS_IN_FLIGHT) +
-           2 * WARP_LEVELS;
-}
-
 /* Device memory beside the input: a partial per block, the total, the ticket counter. */
 struct buffers {
     void *partials, *total;
@@ -184,6 +167,9 @@ static bool reduce(const struct generic_launch *job, double result[MAX_RESULT_VA
     CUDA_TRY(reduce_generic(job, launched));
     return job->total != NULL || CUDA_OK(result_read(job, result));
 }
+
+/* The depth of the error bound (the longest chain of merges): at the end of the file. */
+static unsigned depth(size_t n, const struct shape *s);
 
 /* One size: device memory, the data in its type, timed runs (then CUB's, for a float sum),
  * the check against the host's expected result, and the report. */
@@ -306,4 +292,24 @@ int main(int argc, char **argv)
         if (status == EXIT_ENVIRONMENT) break;
     }
     return worst;
+}
+
+/* ---- The error bound's depth (docs/verification.md): the program does not need it to run. ---- */
+
+enum { WARP_LEVELS = 5 }; /* shuffles within a warp, and again over the warp results */
+
+/* The longest chain of merges any element goes through (docs/verification.md; verdict.c adds
+ * one for a product): a thread's rounds and its tree of ELEMENTS_PER_ROUND, the shuffles of
+ * its block; then the last block's rounds over the partials, their tree and the shuffles
+ * again; or, finishing on the host, a chain through every partial. */
+static unsigned depth(size_t n, const struct shape *s)
+{
+    size_t blocks = blocks_for(n, s), per_round = blocks * s->threads * ELEMENTS_PER_ROUND;
+    size_t per_pass = (size_t)s->threads * PARTIALS_IN_FLIGHT;
+    unsigned own = (unsigned)((n + per_round - 1) / per_round) + tree_levels(ELEMENTS_PER_ROUND) +
+                   2 * WARP_LEVELS;
+    if (s->finish == FINISH_CPU) return own + (unsigned)blocks;
+    if (blocks == 1) return own;
+    return own + (unsigned)((blocks + per_pass - 1) / per_pass) + tree_levels(PARTIALS_IN_FLIGHT) +
+           2 * WARP_LEVELS;
 }

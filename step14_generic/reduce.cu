@@ -13,14 +13,14 @@
  *         how two combine (merge: the document's operator+=) and how one moves down a warp
  *         (shuffled_down). The warp results go to dynamic shared memory obtained through
  *         document 002's SharedMemory<T>, with the specialisation that types aligned to 8
- *         bytes need (README: "SharedMemory<T>"). Integer sums accumulate in long long.
+ *         bytes need (README: "The trap"). Integer sums accumulate in long long.
  *         merge is also a host function: document 001's CPU finish (total == nullptr) merges
  *         the block results on the host with the very operator the GPU used.
  *         Loads are one element of T at a time, ELEMENTS_PER_ROUND in flight per thread, not
  *         step12's float4: the lesson here is the genericity (an exercise vectorises them).
  *         half and bf16 elements are widened to float as they are read, and every operator
  *         accumulates them in float; one more pair sums them in their own type, to measure
- *         what that loses (README: "Low precision").
+ *         what that loses (NOTES.md: "Low precision").
  * Profile: the time follows the bytes read: double takes about twice as long as float or int,
  *         dot twice as long as sum (two arrays), sumsq no longer than sum (one pass gives
  *         both). Against step12, `--op sum --type float` shows what the 16-byte loads were
@@ -400,7 +400,7 @@ struct instantiation {
 
 /* Rows: --op; columns: --type int, float, double, half, bf16. The int sums accumulate in long
  * long: 2^25 values of 99 (3,321,888,768) exceed INT32_MAX. half and bf16 accumulate in
- * float: a bf16 sum stops growing long before 2^20 values of about 1 (README). */
+ * float: a bf16 sum stops growing long before 2^20 values of about 1 (NOTES.md). */
 static const struct instantiation INSTANTIATIONS[OPS][TYPES] = {
     {INSTANCE(Sum<long long>, Elements<int>), INSTANCE(Sum<float>, Elements<float>),
      INSTANCE(Sum<double>, Elements<double>), INSTANCE(Sum<float>, Elements<__half>),

@@ -1,9 +1,10 @@
 /* step15_multi_gpu: the program.
  * It reads top to bottom like the other steps: the options, the data, device memory, the
- * runs, the check, the time, the report. New here: the data lies on K GPUs, each reduces its
- * own shard with step13's kernel (reduce.c picks it), and NCCL adds the K totals. team.c
- * sets up the GPUs and NCCL and times several GPUs at once; processes.c holds the MPI calls
- * for mpirun. A call that fails has said why: the program frees what it holds and exits 3. */
+ * runs, the check, the time, the report; the error bound's depth comes last. New here: the
+ * data lies on K GPUs, each reduces its own shard with step13's kernel (reduce.c picks it),
+ * and NCCL adds the K totals. team.c sets up the GPUs and NCCL and times several GPUs at
+ * once; processes.c holds the MPI calls for mpirun. A call that fails has said why: the
+ * program frees what it holds and exits 3. */
 #include <stdlib.h>
 
 #include "reduce.h"
@@ -33,16 +34,6 @@ static const struct step_info STEP = {
              "                 NCCL is aborted and the program exits with 3   [60]"},
             {NULL, NULL, NULL}},
 };
-
-/* K values meet in K - 1 additions, in whatever order NCCL takes them: after each GPU's
- * kernel (local) or before it (elementwise); gather has one kernel over all n. The longest
- * shard has the longest chain. */
-static unsigned depth(size_t n, const struct team *t, unsigned threads, int variant)
-{
-    unsigned card = team_card_vectors(t);
-    if (variant == DATA_GATHERED) return reduce_depth(n, threads, card);
-    return (unsigned)t->size - 1 + reduce_depth(shard_start(n, 1, t->size), threads, card);
-}
 
 /* Where a GPU's reduction reads, and how much: its shard (local), the elementwise sums of the
  * shards (elementwise), or all n on GPU 0 (gather). */
@@ -107,6 +98,9 @@ static bool time_alone(struct gpu *g, const struct options *o, struct input *who
     *alone = timer_summary(&g->timer);
     return !o->cub || cub_time(whole, o, &g->timer, &report->cub, NULL);
 }
+
+/* The depth of the error bound (the longest chain of additions): at the end of the file. */
+static unsigned depth(size_t n, const struct team *t, unsigned threads, int variant);
 
 /* One size: the data on every GPU, GPU 0 alone, the chosen way on all of them, the check
  * against the host's exact sum, and the report. */
@@ -213,4 +207,16 @@ int main(int argc, char **argv)
     if (status != OPTIONS_RUN) return team_end(&team, status);
     status = options.check ? check_all(&team, &options, &device) : measure_all(&team, &options);
     return team_end(&team, status);
+}
+
+/* ---- The error bound's depth (docs/verification.md): the program does not need it to run. ---- */
+
+/* K values meet in K - 1 additions, in whatever order NCCL takes them: after each GPU's
+ * kernel (local) or before it (elementwise); gather has one kernel over all n. The longest
+ * shard has the longest chain. */
+static unsigned depth(size_t n, const struct team *t, unsigned threads, int variant)
+{
+    unsigned card = team_card_vectors(t);
+    if (variant == DATA_GATHERED) return reduce_depth(n, threads, card);
+    return (unsigned)t->size - 1 + reduce_depth(shard_start(n, 1, t->size), threads, card);
 }

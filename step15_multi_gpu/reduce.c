@@ -6,9 +6,9 @@
  *         compiled once and linked into this step too. host.c gives every GPU its shard of
  *         the input; each GPU reduces its shard where it lies, on a stream of its own, and
  *         NCCL combines the one float per GPU on the same stream, after the kernel. Only
- *         step13's deterministic gather finish is used (no atomicAdd variant), so that a GPU's
- *         total has the same bits on every run. The --variant options move the data instead,
- *         to show what that costs.
+ *         step13's deterministic finishes run (never its atomicAdd variant): the gather, and
+ *         past GATHER_MOST_BLOCKS blocks the ticket, so that a GPU's total has the same bits
+ *         on every run. The --variant options move the data instead, to show what that costs.
  * Profile: per GPU, the same as step13 (LDG.E.128, DRAM throughput near its peak). Across
  *         GPUs, use Nsight Systems (nsys profile --trace=cuda,nvtx ./step15/run): one row per
  *         GPU; the kernels should overlap in time, and the NCCL kernel after them should be

@@ -31,7 +31,8 @@ unsigned reduce_depth(size_t n, unsigned threads, unsigned card_vectors);
 
 /* The sum of in[0..n), any n and any alignment of `in`, into *s->total, enqueued on `stream`
  * of the current device: the one-block kernel up to ONE_BLOCK_ELEMENTS, otherwise one launch
- * of the grid kernel, whose block that starts last gathers the block sums (step13).
+ * of the grid kernel, whose block that starts last gathers the block sums; past
+ * GATHER_MOST_BLOCKS blocks the block that takes the last ticket adds them instead (step13).
  * *launched: the kernel that ran and its finish. */
 cudaError_t reduce_on_stream(const float *in, size_t n, unsigned threads, const struct scratch *s,
                              cudaStream_t stream, struct launched *launched);

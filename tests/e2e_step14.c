@@ -5,152 +5,51 @@
  * input's identities; a CSV row with two values; document 001's dot product with its launch
  * and its CPU finish; half and bf16 sums exact while the data allow; and a bf16 sum kept in
  * bf16, exact as a tree of equal terms and stuck as a long chain. Without a GPU those are
- * skipped with a message that names step14, never passed. The tests run from the repository root after `make` (`make test`
- * does both). */
+ * skipped with a message that names step14, never passed. The tests run from the repository
+ * root after `make` (`make test` does both). */
 #include <criterion/criterion.h>
-#include <errno.h>
-#include <spawn.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <cuda_runtime_api.h>
 
+#include "harness.h"
 #include "toolbox.h"
 
-extern char **environ;
-
-static const char PROGRAM[] = "./step14_generic/run";
+/* step14 as the lesson describes it: 32 .. 1024 threads, document 001's --finish cpu and
+ * --blocks, no variants (--op and --type choose the instantiation). */
+static const struct ladder_step STEP14 = {.name = "step14",
+                                          .directory = "step14_generic",
+                                          .min_threads = 32,
+                                          .max_threads = 1024,
+                                          .host_finish = true,
+                                          .grid_size = true};
 static const char *const OPS[] = {"sum", "min", "max", "sumsq", "dot"};
 static const char *const TYPES[] = {"int", "float", "double", "half", "bf16"};
 enum { OP_COUNT = sizeof OPS / sizeof OPS[0], TYPE_COUNT = sizeof TYPES / sizeof TYPES[0] };
-/* An empty CUDA_VISIBLE_DEVICES hides every GPU, so these paths run the same anywhere. */
-static const char HIDE_EVERY_GPU[] = "CUDA_VISIBLE_DEVICES=";
 static const char CHECK_PASSED[] = "check: all ";
-static const char CSV_HEADER[] =
-    "step,variant,n,pattern,flush,result,expected,error,bound,ok,ms_median,ms_min,"
-    "gb_per_s,peak_pct,cub_ms_median,ratio_to_cub,kernel,finish,device,cuda";
-/* Below the real count (25 pairs on each integer case; on the real-valued ones 20 for real and
- * normal, 15 for wide and cancel, which half does not take: 306,050 on the matrix of
- * common/check.c), far above a matrix that ran one pair: a --check that skipped most pairs
- * fails. One low-precision type alone: 5 pairs on each integer case (about 59,000 of them). */
+/* Below the real count (every pair whose type takes the case's data: 324,575 on the matrix of
+ * common/check.c, docs/results/checks.txt), far above a matrix that ran one pair: a --check
+ * that skipped most pairs fails. One low-precision type alone: its 5 operators on every case
+ * it takes (64,435 for half, 65,785 for bf16). */
 enum { FEWEST_CHECK_CASES = 100000, FEWEST_ONE_TYPE_CASES = 50000 };
-enum { MAX_WORDS = 16, LINE = 512, CHECK_TIMEOUT_S = 1800, RUN_TIMEOUT_S = 600 };
+enum { LINE = 512, CHECK_TIMEOUT_S = 1800, RUN_TIMEOUT_S = 600 };
 
-enum gpus { GPUS_SHOWN, GPUS_HIDDEN };
-struct outcome {
-    int exit_code; /* -1: a signal ended the program */
-    char *out, *err;
-};
+#define RUN(gpus, ...) STEP_RUN(&STEP14, (gpus), __VA_ARGS__)
 
-/* ---- running the program ----------------------------------------------------------------- */
-
-/* environ with CUDA_VISIBLE_DEVICES set to the empty string; every other variable kept. */
-static char **environment_without_gpus(void)
+/* Line `index` (0: the first) of text, without its newline, into line[LINE] ("" past the
+ * end). */
+static char *line_at(const char *text, int index, char *line)
 {
-    size_t count = 0, kept = 0;
-    while (environ[count] != NULL) count++;
-    char **environment = calloc(count + 2, sizeof *environment);
-    cr_assert_not_null(environment);
-    for (size_t i = 0; i < count; i++)
-        if (strncmp(environ[i], HIDE_EVERY_GPU, strlen(HIDE_EVERY_GPU)) != 0)
-            environment[kept++] = environ[i];
-    environment[kept] = (char *)HIDE_EVERY_GPU;
-    return environment;
-}
-
-/* The whole file as a string; closes it. */
-static char *read_all(FILE *file)
-{
-    cr_assert_eq(fseek(file, 0, SEEK_END), 0, "fseek: %s", strerror(errno));
-    long size = ftell(file);
-    cr_assert_geq(size, 0);
-    rewind(file);
-    char *text = malloc((size_t)size + 1);
-    cr_assert_not_null(text);
-    text[fread(text, 1, (size_t)size, file)] = '\0';
-    fclose(file);
-    return text;
-}
-
-/* The program with the NULL-terminated args; stdout and stderr each into a temporary file. */
-static struct outcome run_program(enum gpus gpus, const char *const *args)
-{
-    const char *words[MAX_WORDS] = {PROGRAM};
-    cr_assert_eq(access(PROGRAM, X_OK), 0,
-                 "%s is not built here: run the tests from the repository root "
-                 "after `make` (`make test` does both)",
-                 PROGRAM);
-    for (int i = 0; args[i] != NULL; i++) {
-        cr_assert_lt(i + 2, MAX_WORDS, "too many arguments for this test");
-        words[i + 1] = args[i];
-    }
-    FILE *out = tmpfile(), *err = tmpfile();
-    cr_assert(out != NULL && err != NULL, "tmpfile: %s", strerror(errno));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fileno(out), STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, fileno(err), STDERR_FILENO);
-    char **environment = gpus == GPUS_HIDDEN ? environment_without_gpus() : environ;
-    pid_t pid;
-    int spawn_error = posix_spawn(&pid, PROGRAM, &actions, NULL, (char *const *)words, environment);
-    posix_spawn_file_actions_destroy(&actions);
-    if (environment != environ) free(environment);
-    cr_assert_eq(spawn_error, 0, "cannot start %s: %s", PROGRAM, strerror(spawn_error));
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
-    struct outcome outcome = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out),
-                              read_all(err)};
-    return outcome;
-}
-#define RUN(gpus, ...) run_program((gpus), (const char *const[]){__VA_ARGS__, NULL})
-
-static void outcome_free(struct outcome *outcome)
-{
-    free(outcome->out);
-    free(outcome->err);
-}
-
-/* Skips the calling test (never a pass) when this machine shows the tests no CUDA device. */
-static void require_gpu(void)
-{
-    const char *reason = no_device_reason();
-    if (reason != NULL) cr_skip_test("%s: no CUDA device: %s", "step14", reason);
-}
-
-static int count_lines(const char *text)
-{
-    int lines = 0;
-    for (; *text != '\0'; text++) lines += *text == '\n';
-    return lines;
-}
-
-/* Line `index` (0: the first) of text, without its newline, into line[LINE]. */
-static const char *line_at(const char *text, int index, char *line)
-{
-    for (int i = 0; i < index && text != NULL; i++)
-        text = strchr(text, '\n') ? strchr(text, '\n') + 1 : NULL;
-    snprintf(line, LINE, "%.*s", text ? (int)strcspn(text, "\n") : 0, text ? text : "");
+    for (int i = 0; i <= index; i++)
+        if (!next_line(&text, line, LINE)) return strcpy(line, "");
     return line;
 }
-
-/* Field `index` (0: the first) of a CSV line, into field[LINE]. */
-static const char *field_at(const char *line, int index, char *field)
-{
-    for (int i = 0; i < index && line != NULL; i++)
-        line = strchr(line, ',') ? strchr(line, ',') + 1 : NULL;
-    snprintf(field, LINE, "%.*s", line ? (int)strcspn(line, ",") : 0, line ? line : "");
-    return field;
-}
-enum { CSV_ERROR = 7, CSV_BOUND = 8, CSV_OK = 9 }; /* columns of CSV_HEADER */
 
 /* ---- without a GPU ------------------------------------------------------------------------ */
 
 Test(step14, help_lists_op_and_type_with_their_values)
 {
-    struct outcome o = RUN(GPUS_HIDDEN, "--help");
+    struct finished o = RUN(GPUS_HIDDEN, "--help");
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "--help: exit %d", o.exit_code);
     cr_expect(strncmp(o.out, "usage: step14/run [options]\n",
                       strlen("usage: step14/run [options]\n")) == 0,
@@ -167,7 +66,7 @@ Test(step14, help_lists_op_and_type_with_their_values)
     cr_expect(strstr(o.out, "--finish") != NULL && strstr(o.out, "--blocks") != NULL,
               "--help lacks document 001's --finish or --blocks:\n%s", o.out);
     cr_expect_str_empty(o.err, "--help: stderr: %s", o.err);
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 /* A bad command line, and what the message must quote. */
@@ -199,7 +98,7 @@ Test(step14, bad_op_and_type_exit_2_naming_the_value)
     for (size_t b = 0; b < sizeof BAD_LINES / sizeof BAD_LINES[0]; b++) {
         const struct bad_line *bad = &BAD_LINES[b];
         /* GPUs hidden: the command line must be refused before any device is looked at */
-        struct outcome o = run_program(GPUS_HIDDEN, bad->words);
+        struct finished o = step_run(&STEP14, GPUS_HIDDEN, bad->words);
         const char *value = bad->words[1] ? bad->words[1] : "";
         cr_expect_eq(o.exit_code, EXIT_USAGE, "%s %s: exit %d, not %d", bad->words[0], value,
                      o.exit_code, EXIT_USAGE);
@@ -209,17 +108,17 @@ Test(step14, bad_op_and_type_exit_2_naming_the_value)
                   "%s %s: stderr does not point to --help:\n%s", bad->words[0], value, o.err);
         cr_expect_str_empty(o.out, "%s %s: a usage error printed on stdout:\n%s", bad->words[0],
                             value, o.out);
-        outcome_free(&o);
+        finished_free(&o);
     }
 }
 
 /* --check has its own patterns: --type int beside a real-valued --pattern is no error there. */
 Test(step14, check_takes_type_int_whatever_the_pattern)
 {
-    struct outcome o = RUN(GPUS_HIDDEN, "--check", "--type", "int", "--pattern", "real");
+    struct finished o = RUN(GPUS_HIDDEN, "--check", "--type", "int", "--pattern", "real");
     cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "exit %d (a usage error is 2):\n%s", o.exit_code,
                  o.err);
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 Test(step14, hidden_gpus_exit_3_saying_no_cuda_device)
@@ -229,13 +128,13 @@ Test(step14, hidden_gpus_exit_3_saying_no_cuda_device)
         (const char *const[]){"--op", "dot", "--type", "double", "-n", "7", NULL},
         (const char *const[]){"--csv", "--op", "sumsq", "--type", "int", NULL}};
     for (size_t l = 0; l < sizeof lines / sizeof lines[0]; l++) {
-        struct outcome o = run_program(GPUS_HIDDEN, lines[l]);
+        struct finished o = step_run(&STEP14, GPUS_HIDDEN, lines[l]);
         const char *what = lines[l][0] ? lines[l][0] : "(no options)";
         cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "%s: exit %d, not %d", what, o.exit_code,
                      EXIT_ENVIRONMENT);
         cr_expect(strstr(o.err, "step14: no CUDA device") != NULL, "%s: stderr:\n%s", what, o.err);
         cr_expect_str_empty(o.out, "%s: stdout (not even a CSV header): %s", what, o.out);
-        outcome_free(&o);
+        finished_free(&o);
     }
 }
 
@@ -243,8 +142,8 @@ Test(step14, hidden_gpus_exit_3_saying_no_cuda_device)
 
 Test(step14, check_passes_for_every_op_and_type, .timeout = CHECK_TIMEOUT_S)
 {
-    require_gpu();
-    struct outcome o = RUN(GPUS_SHOWN, "--check");
+    require_gpu(STEP14.name);
+    struct finished o = RUN(GPUS_VISIBLE, "--check");
     const char *summary = strstr(o.out, CHECK_PASSED);
     long cases = summary != NULL ? strtol(summary + strlen(CHECK_PASSED), NULL, 10) : 0;
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "--check: exit %d\n%s%s", o.exit_code, o.out, o.err);
@@ -253,36 +152,37 @@ Test(step14, check_passes_for_every_op_and_type, .timeout = CHECK_TIMEOUT_S)
     cr_expect_geq(cases, FEWEST_CHECK_CASES, "only %ld cases: not every (op, type) ran:\n%s", cases,
                   o.out);
     cr_expect(strstr(o.out, "FAILED") == NULL, "failing cases:\n%s", o.out);
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 /* --op and --type narrow --check to the pairs they name. */
 Test(step14, check_of_one_pair_runs_fewer_cases, .timeout = CHECK_TIMEOUT_S)
 {
-    require_gpu();
-    struct outcome o = RUN(GPUS_SHOWN, "--check", "--op", "sumsq", "--type", "int");
+    require_gpu(STEP14.name);
+    struct finished o = RUN(GPUS_VISIBLE, "--check", "--op", "sumsq", "--type", "int");
     const char *summary = strstr(o.out, CHECK_PASSED);
     long cases = summary != NULL ? strtol(summary + strlen(CHECK_PASSED), NULL, 10) : 0;
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "exit %d\n%s%s", o.exit_code, o.out, o.err);
     cr_expect(cases > 0 && cases < FEWEST_CHECK_CASES, "%ld cases for one pair:\n%s", cases, o.out);
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 /* A prime n: partial rounds, a partial last block, a short tail, for every instantiation. */
 Test(step14, every_op_and_type_is_correct, .timeout = RUN_TIMEOUT_S)
 {
-    require_gpu();
+    require_gpu(STEP14.name);
     for (int k = 0; k < OP_COUNT * TYPE_COUNT; k++) {
         const char *op = OPS[k / TYPE_COUNT], *type = TYPES[k % TYPE_COUNT];
         char start[LINE];
-        struct outcome o = RUN(GPUS_SHOWN, "--op", op, "--type", type, "--quiet", "-n", "1000003");
+        struct finished o = RUN(GPUS_VISIBLE, "--op", op, "--type", type, "--quiet", "-n",
+                                "1000003");
         snprintf(start, sizeof start, "step14 %s:%s n=1000003 pattern=uniform result=", op, type);
         cr_expect_eq(o.exit_code, EXIT_CORRECT, "%s:%s: exit %d\n%s%s", op, type, o.exit_code,
                      o.out, o.err);
-        cr_expect(count_lines(o.out) == 1 && strncmp(o.out, start, strlen(start)) == 0 &&
+        cr_expect(line_count(o.out) == 1 && strncmp(o.out, start, strlen(start)) == 0 &&
                       strstr(o.out, " CORRECT\n") != NULL,
                   "%s:%s --quiet: not one CORRECT line starting '%s':\n%s", op, type, start, o.out);
-        outcome_free(&o);
+        finished_free(&o);
     }
 }
 
@@ -296,16 +196,16 @@ Test(step14, an_empty_input_gives_each_identity, .timeout = RUN_TIMEOUT_S)
                  {"max", "int", "result=-2147483648 "}, {"min", "float", "result=inf "},
                  {"max", "double", "result=-inf "},     {"min", "half", "result=inf "},
                  {"dot", "bf16", "result=0 "}};
-    require_gpu();
+    require_gpu(STEP14.name);
     for (size_t e = 0; e < sizeof EMPTY / sizeof EMPTY[0]; e++) {
-        struct outcome o = RUN(GPUS_SHOWN, "--op", EMPTY[e].op, "--type", EMPTY[e].type, "-n", "0",
-                               "--quiet", "--no-cub");
+        struct finished o = RUN(GPUS_VISIBLE, "--op", EMPTY[e].op, "--type", EMPTY[e].type, "-n",
+                                "0", "--quiet", "--no-cub");
         cr_expect_eq(o.exit_code, EXIT_CORRECT, "%s:%s -n 0: exit %d\n%s", EMPTY[e].op,
                      EMPTY[e].type, o.exit_code, o.err);
         cr_expect(strstr(o.out, EMPTY[e].result) != NULL && strstr(o.out, " CORRECT\n") != NULL,
                   "%s:%s -n 0: no '%s' or not CORRECT:\n%s", EMPTY[e].op, EMPTY[e].type,
                   EMPTY[e].result, o.out);
-        outcome_free(&o);
+        finished_free(&o);
     }
 }
 
@@ -313,12 +213,12 @@ Test(step14, an_empty_input_gives_each_identity, .timeout = RUN_TIMEOUT_S)
 Test(step14, csv_has_the_shared_header_and_two_values_for_sumsq, .timeout = RUN_TIMEOUT_S)
 {
     char line[LINE];
-    require_gpu();
-    struct outcome o = RUN(GPUS_SHOWN, "--csv", "--op", "sumsq", "--type", "int", "-n",
-                           "2^10..2^12");
+    require_gpu(STEP14.name);
+    struct finished o = RUN(GPUS_VISIBLE, "--csv", "--op", "sumsq", "--type", "int", "-n",
+                            "2^10..2^12");
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "exit %d\n%s", o.exit_code, o.err);
-    cr_expect_eq(count_lines(o.out), 4, "a header and three rows:\n%s", o.out);
-    cr_expect_str_eq(line_at(o.out, 0, line), CSV_HEADER);
+    cr_expect_eq(line_count(o.out), 4, "a header and three rows:\n%s", o.out);
+    cr_expect_str_eq(line_at(o.out, 0, line), REPORT_CSV_HEADER);
     for (int row = 1; row <= 3; row++) {
         line_at(o.out, row, line);
         cr_expect(strncmp(line, "step14,sumsq:int,", strlen("step14,sumsq:int,")) == 0,
@@ -330,16 +230,16 @@ Test(step14, csv_has_the_shared_header_and_two_values_for_sumsq, .timeout = RUN_
                                "block,") != NULL,
                   "row %d: not the kernel and finish that ran: %s", row, line);
     }
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 /* Document 001: 32 blocks of 256 threads, a[i] * b[i], the block results added on the CPU. */
 Test(step14, document_001s_dot_product_runs_with_its_launch_and_cpu_finish,
      .timeout = RUN_TIMEOUT_S)
 {
-    require_gpu();
-    struct outcome o = RUN(GPUS_SHOWN, "--op", "dot", "--blocks", "32", "--threads", "256",
-                           "--finish", "cpu");
+    require_gpu(STEP14.name);
+    struct finished o = RUN(GPUS_VISIBLE, "--op", "dot", "--blocks", "32", "--threads", "256",
+                            "--finish", "cpu");
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "exit %d\n%s%s", o.exit_code, o.out, o.err);
     cr_expect(strstr(o.out, "32 blocks x 256 threads") != NULL,
               "the launch is not document 001's:\n%s", o.out);
@@ -349,13 +249,13 @@ Test(step14, document_001s_dot_product_runs_with_its_launch_and_cpu_finish,
                             "host\n") != NULL,
               "not the kernel and finish that ran:\n%s", o.out);
     cr_expect(strstr(o.out, "-> CORRECT") != NULL, "the verdict:\n%s", o.out);
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 /* --check of one low-precision type: its five operators on every case it takes. */
 static void expect_check_of_one_type_passes(const char *type)
 {
-    struct outcome o = RUN(GPUS_SHOWN, "--check", "--type", type);
+    struct finished o = RUN(GPUS_VISIBLE, "--check", "--type", type);
     const char *summary = strstr(o.out, CHECK_PASSED);
     long cases = summary != NULL ? strtol(summary + strlen(CHECK_PASSED), NULL, 10) : 0;
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "--check --type %s: exit %d\n%s%s", type, o.exit_code,
@@ -364,18 +264,18 @@ static void expect_check_of_one_type_passes(const char *type)
                   cases, o.out);
     cr_expect(strstr(o.out, "FAILED") == NULL, "--check --type %s: failing cases:\n%s", type,
               o.out);
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 Test(step14, check_passes_for_half, .timeout = CHECK_TIMEOUT_S)
 {
-    require_gpu();
+    require_gpu(STEP14.name);
     expect_check_of_one_type_passes("half");
 }
 
 Test(step14, check_passes_for_bf16, .timeout = CHECK_TIMEOUT_S)
 {
-    require_gpu();
+    require_gpu(STEP14.name);
     expect_check_of_one_type_passes("bf16");
 }
 
@@ -384,25 +284,24 @@ Test(step14, check_passes_for_bf16, .timeout = CHECK_TIMEOUT_S)
 Test(step14, half_and_bf16_sums_are_exact_while_the_float_sum_is, .timeout = RUN_TIMEOUT_S)
 {
     static const char *const LOW[] = {"half", "bf16"};
-    char line[LINE], start[LINE], error[LINE], bound[LINE], ok[LINE];
-    require_gpu();
+    char line[LINE], row[LINE], start[LINE], *fields[CSV_COLUMNS];
+    require_gpu(STEP14.name);
     for (int t = 0; t < 2; t++) {
-        struct outcome o = RUN(GPUS_SHOWN, "--csv", "--type", LOW[t], "--no-cub", "-n",
-                               "2^16..2^20");
+        struct finished o = RUN(GPUS_VISIBLE, "--csv", "--type", LOW[t], "--no-cub", "-n",
+                                "2^16..2^20");
         cr_expect_eq(o.exit_code, EXIT_CORRECT, "%s: exit %d\n%s", LOW[t], o.exit_code, o.err);
-        cr_expect_eq(count_lines(o.out), 6, "%s: a header and five rows:\n%s", LOW[t], o.out);
+        cr_expect_eq(line_count(o.out), 6, "%s: a header and five rows:\n%s", LOW[t], o.out);
         snprintf(start, sizeof start, "step14,sum:%s,65536,uniform,", LOW[t]);
-        line_at(o.out, 1, line);
-        cr_expect(strncmp(line, start, strlen(start)) == 0 &&
-                      strcmp(field_at(line, CSV_ERROR, error), "0") == 0 &&
-                      strcmp(field_at(line, CSV_BOUND, bound), "0") == 0 &&
-                      strcmp(field_at(line, CSV_OK, ok), "1") == 0,
-                  "%s at 2^16: not exact (error 0, bound 0, ok 1): %s", LOW[t], line);
-        line_at(o.out, 5, line);
-        cr_expect(strtod(field_at(line, CSV_BOUND, bound), NULL) > 0 &&
-                      strcmp(field_at(line, CSV_OK, ok), "1") == 0,
-                  "%s at 2^20: not within a non-zero bound: %s", LOW[t], line);
-        outcome_free(&o);
+        snprintf(row, sizeof row, "%s", line_at(o.out, 1, line)); /* csv_split cuts line */
+        cr_expect(starts_with(row, start) && csv_split(line, fields) &&
+                      strcmp(fields[COL_ERROR], "0") == 0 && strcmp(fields[COL_BOUND], "0") == 0 &&
+                      strcmp(fields[COL_OK], "1") == 0,
+                  "%s at 2^16: not exact (error 0, bound 0, ok 1): %s", LOW[t], row);
+        snprintf(row, sizeof row, "%s", line_at(o.out, 5, line));
+        cr_expect(csv_split(line, fields) && strtod(fields[COL_BOUND], NULL) > 0 &&
+                      strcmp(fields[COL_OK], "1") == 0,
+                  "%s at 2^20: not within a non-zero bound: %s", LOW[t], row);
+        finished_free(&o);
     }
 }
 
@@ -415,23 +314,23 @@ Test(step14, half_and_bf16_sums_are_exact_while_the_float_sum_is, .timeout = RUN
 Test(step14, a_bf16_accumulator_is_exact_as_a_tree_and_stalls_as_a_chain, .timeout = RUN_TIMEOUT_S)
 {
     static const char START[] = "step14 sum:bf16:accumulate-input n=1048576 pattern=ones ";
-    require_gpu();
-    struct outcome tree = RUN(GPUS_SHOWN, "--type", "bf16", "--accumulate", "input", "--pattern",
-                              "ones", "-n", "2^20", "--blocks", "512", "--threads", "256",
-                              "--quiet", "--no-cub");
+    require_gpu(STEP14.name);
+    struct finished tree = RUN(GPUS_VISIBLE, "--type", "bf16", "--accumulate", "input", "--pattern",
+                               "ones", "-n", "2^20", "--blocks", "512", "--threads", "256",
+                               "--quiet", "--no-cub");
     cr_expect_eq(tree.exit_code, EXIT_CORRECT, "the tree: exit %d\n%s%s", tree.exit_code, tree.out,
                  tree.err);
     cr_expect(strncmp(tree.out, START, strlen(START)) == 0 &&
                   strstr(tree.out, "result=1048576 expected=1048576 CORRECT\n") != NULL,
               "the tree of equal terms is not exact:\n%s", tree.out);
-    outcome_free(&tree);
-    struct outcome chain = RUN(GPUS_SHOWN, "--type", "bf16", "--accumulate", "input", "--pattern",
-                               "ones", "-n", "2^20", "--blocks", "1", "--threads", "32",
-                               "--no-cub");
+    finished_free(&tree);
+    struct finished chain = RUN(GPUS_VISIBLE, "--type", "bf16", "--accumulate", "input",
+                                "--pattern", "ones", "-n", "2^20", "--blocks", "1", "--threads",
+                                "32", "--no-cub");
     cr_expect_eq(chain.exit_code, EXIT_WRONG, "the chain: exit %d\n%s%s", chain.exit_code,
                  chain.out, chain.err);
     cr_expect(strstr(chain.out, "result     32768   expected 1048576") != NULL,
               "the chain did not stall at 32 x 1024:\n%s", chain.out);
     cr_expect(strstr(chain.out, "no bound exists") != NULL, "the check line:\n%s", chain.out);
-    outcome_free(&chain);
+    finished_free(&chain);
 }

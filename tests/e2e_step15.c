@@ -27,12 +27,14 @@
 
 extern char **environ;
 
-static const char PROGRAM[] = "./step15_multi_gpu/run", STEP15[] = "step15";
+/* step15 as the lesson describes it: 128 .. 1024 threads, no host finish, no --blocks; every
+ * one of its VARIANTS must pass --check. */
+static const struct ladder_step STEP15 = {
+    .name = "step15", .directory = "step15_multi_gpu", .min_threads = 128, .max_threads = 1024};
+static const char PROGRAM[] = "./step15_multi_gpu/run"; /* as mpirun's argument */
 static const char MPIRUN[] = "mpirun";
 static const char *const VARIANTS[] = {"local", "gather", "elementwise"};
 enum { VARIANT_COUNT = sizeof VARIANTS / sizeof VARIANTS[0] };
-/* An empty CUDA_VISIBLE_DEVICES hides every GPU, so these paths run the same anywhere. */
-static const char HIDE_EVERY_GPU[] = "CUDA_VISIBLE_DEVICES=";
 static const char CHECK_PASSED[] = "check: all ";
 static const char WITHOUT_MPI[] = "built without MPI";
 enum { MAX_WORDS = 24, GPU_TEST_TIMEOUT_S = 600 };
@@ -40,87 +42,22 @@ enum { MAX_WORDS = 24, GPU_TEST_TIMEOUT_S = 600 };
  * forever: coreutils' timeout ends it, and the test fails saying so. */
 static const char MPIRUN_LIMIT_S[] = "300";
 
-struct outcome {
-    int exit_code; /* -1: a signal ended the program */
-    char *out, *err;
-};
-
 /* ---- running the program ----------------------------------------------------------------- */
 
-/* environ with CUDA_VISIBLE_DEVICES set to the empty string; every other variable kept. */
-static char **environment_without_gpus(void)
+/* What a run printed, in the test's log: a failing test shows it. */
+static struct finished logged(struct finished run, const char *program)
 {
-    size_t count = 0, kept = 0;
-    while (environ[count] != NULL) count++;
-    char **environment = calloc(count + 2, sizeof *environment);
-    cr_assert_not_null(environment);
-    for (size_t i = 0; i < count; i++)
-        if (strncmp(environ[i], HIDE_EVERY_GPU, strlen(HIDE_EVERY_GPU)) != 0)
-            environment[kept++] = environ[i];
-    environment[kept] = (char *)HIDE_EVERY_GPU;
-    return environment;
+    cr_log_info("%s ... -> exit %d\n--- stdout\n%s--- stderr\n%s", program, run.exit_code, run.out,
+                run.err);
+    return run;
 }
 
-/* The whole file as a string; closes it. */
-static char *read_all(FILE *file)
+/* The step's program with the NULL-terminated args. */
+static struct finished run_program(enum gpus gpus, const char *const *args)
 {
-    cr_assert_eq(fseek(file, 0, SEEK_END), 0);
-    long size = ftell(file);
-    cr_assert_geq(size, 0);
-    rewind(file);
-    char *text = malloc((size_t)size + 1);
-    cr_assert_not_null(text);
-    text[fread(text, 1, (size_t)size, file)] = '\0';
-    fclose(file);
-    return text;
-}
-
-/* words[0] is the program (looked up on PATH); stdout and stderr each into a temporary file. */
-static struct outcome run_words(const char *const *words, enum gpus gpus)
-{
-    FILE *out = tmpfile(), *err = tmpfile();
-    cr_assert(out != NULL && err != NULL, "tmpfile: %s", strerror(errno));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fileno(out), STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, fileno(err), STDERR_FILENO);
-    char **environment = gpus == GPUS_HIDDEN ? environment_without_gpus() : environ;
-    pid_t pid;
-    int spawn_error = posix_spawnp(&pid, words[0], &actions, NULL, (char *const *)words,
-                                   environment);
-    posix_spawn_file_actions_destroy(&actions);
-    if (environment != environ) free(environment);
-    cr_assert_eq(spawn_error, 0, "cannot start %s: %s", words[0], strerror(spawn_error));
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
-    struct outcome outcome = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_all(out),
-                              read_all(err)};
-    cr_log_info("%s ... -> exit %d\n--- stdout\n%s--- stderr\n%s", words[0], outcome.exit_code,
-                outcome.out, outcome.err);
-    return outcome;
-}
-
-/* The step's program with up to MAX_WORDS - 2 arguments (NULL-terminated). */
-static struct outcome run_program(enum gpus gpus, const char *const *args)
-{
-    const char *words[MAX_WORDS] = {PROGRAM};
-    cr_assert_eq(access(PROGRAM, X_OK), 0,
-                 "%s is not built here: run the tests from the repository root "
-                 "after `make` (`make test` does both)",
-                 PROGRAM);
-    for (int i = 0; args[i] != NULL; i++) {
-        cr_assert_lt(i + 2, MAX_WORDS, "too many arguments for this test");
-        words[i + 1] = args[i];
-    }
-    return run_words(words, gpus);
+    return logged(step_run(&STEP15, gpus, args), PROGRAM);
 }
 #define RUN(gpus, ...) run_program((gpus), (const char *const[]){__VA_ARGS__, NULL})
-
-static void outcome_free(struct outcome *outcome)
-{
-    free(outcome->out);
-    free(outcome->err);
-}
 
 /* Whether `name` is an executable file in a directory of PATH. */
 static bool on_path(const char *name)
@@ -138,15 +75,8 @@ static bool on_path(const char *name)
     return found;
 }
 
-static int count_lines(const char *text)
-{
-    int lines = 0;
-    for (; *text; text++) lines += *text == '\n';
-    return lines;
-}
-
 /* --check's summary line is the last line of stdout. */
-static void expect_check_passed(const struct outcome *o, const char *what)
+static void expect_check_passed(const struct finished *o, const char *what)
 {
     const char *summary = strstr(o->out, CHECK_PASSED);
     cr_expect_eq(o->exit_code, EXIT_CORRECT, "%s: exit %d\n%s%s", what, o->exit_code, o->out,
@@ -161,14 +91,14 @@ static void expect_check_passed(const struct outcome *o, const char *what)
 
 Test(step15, help_lists_gpus_and_every_variant)
 {
-    struct outcome o = RUN(GPUS_HIDDEN, "--help");
+    struct finished o = RUN(GPUS_HIDDEN, "--help");
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "--help: exit %d", o.exit_code);
     cr_expect(strstr(o.out, "usage: step15/run") != NULL, "--help:\n%s", o.out);
     cr_expect(strstr(o.out, "--gpus K") != NULL, "--help does not offer --gpus:\n%s", o.out);
     for (int v = 0; v < VARIANT_COUNT; v++)
         cr_expect(strstr(o.out, VARIANTS[v]) != NULL, "--help does not list variant %s:\n%s",
                   VARIANTS[v], o.out);
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 /* A bad command line, and what the message must quote. */
@@ -197,14 +127,14 @@ Test(step15, bad_command_lines_exit_2_naming_the_value)
     for (size_t b = 0; b < sizeof BAD_LINES / sizeof BAD_LINES[0]; b++) {
         const struct bad_line *bad = &BAD_LINES[b];
         /* GPUs hidden: the command line must be refused before any device is looked at */
-        struct outcome o = run_program(GPUS_HIDDEN, bad->words);
+        struct finished o = run_program(GPUS_HIDDEN, bad->words);
         cr_expect_eq(o.exit_code, EXIT_USAGE, "%s %s: exit %d, not %d", bad->words[0],
                      bad->words[1] ? bad->words[1] : "", o.exit_code, EXIT_USAGE);
         cr_expect(strstr(o.err, bad->named) != NULL, "%s: stderr does not name %s:\n%s",
                   bad->words[0], bad->named, o.err);
         cr_expect_eq(o.out[0], '\0', "%s: a usage error printed on stdout:\n%s", bad->words[0],
                      o.out);
-        outcome_free(&o);
+        finished_free(&o);
     }
 }
 
@@ -214,12 +144,12 @@ Test(step15, no_gpu_exits_3_saying_so)
                                   (const char *const[]){"--check", "--gpus", "1", NULL},
                                   (const char *const[]){"--variant", "gather", NULL}};
     for (size_t l = 0; l < sizeof lines / sizeof lines[0]; l++) {
-        struct outcome o = run_program(GPUS_HIDDEN, lines[l]);
+        struct finished o = run_program(GPUS_HIDDEN, lines[l]);
         cr_expect_eq(o.exit_code, EXIT_ENVIRONMENT, "%s: exit %d, not %d", lines[l][0], o.exit_code,
                      EXIT_ENVIRONMENT);
         cr_expect(strstr(o.err, "step15: no CUDA device") != NULL, "%s: stderr:\n%s", lines[l][0],
                   o.err);
-        outcome_free(&o);
+        finished_free(&o);
     }
 }
 
@@ -235,35 +165,35 @@ ParameterizedTestParameters(step15, check_passes_on_every_visible_gpu)
 ParameterizedTest(int *variant, step15, check_passes_on_every_visible_gpu,
                   .timeout = GPU_TEST_TIMEOUT_S)
 {
-    require_gpu(STEP15);
-    struct outcome o = RUN(GPUS_VISIBLE, "--check", "--variant", VARIANTS[*variant]);
+    require_gpu(STEP15.name);
+    struct finished o = RUN(GPUS_VISIBLE, "--check", "--variant", VARIANTS[*variant]);
     expect_check_passed(&o, VARIANTS[*variant]);
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 Test(step15, check_passes_on_one_gpu, .timeout = GPU_TEST_TIMEOUT_S)
 {
-    require_gpu(STEP15);
-    struct outcome o = RUN(GPUS_VISIBLE, "--gpus", "1", "--check");
+    require_gpu(STEP15.name);
+    struct finished o = RUN(GPUS_VISIBLE, "--gpus", "1", "--check");
     expect_check_passed(&o, "--gpus 1");
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 /* n below the number of GPUs: some shards are empty, and the total must still be exact. */
 Test(step15, fewer_elements_than_gpus_are_summed_exactly, .timeout = GPU_TEST_TIMEOUT_S)
 {
     static const char *const SIZES[] = {"0", "1", "7"};
-    require_gpu(STEP15);
+    require_gpu(STEP15.name);
     for (int v = 0; v < VARIANT_COUNT; v++)
         for (size_t s = 0; s < sizeof SIZES / sizeof SIZES[0]; s++) {
-            struct outcome o = RUN(GPUS_VISIBLE, "-n", SIZES[s], "--quiet", "--variant",
-                                   VARIANTS[v], "--pattern", "uniform");
+            struct finished o = RUN(GPUS_VISIBLE, "-n", SIZES[s], "--quiet", "--variant",
+                                    VARIANTS[v], "--pattern", "uniform");
             cr_expect_eq(o.exit_code, EXIT_CORRECT, "-n %s --variant %s: exit %d\n%s", SIZES[s],
                          VARIANTS[v], o.exit_code, o.err);
-            cr_expect(count_lines(o.out) == 1 && strstr(o.out, " CORRECT\n") != NULL,
+            cr_expect(line_count(o.out) == 1 && strstr(o.out, " CORRECT\n") != NULL,
                       "-n %s --variant %s --quiet: not one CORRECT line:\n%s", SIZES[s],
                       VARIANTS[v], o.out);
-            outcome_free(&o);
+            finished_free(&o);
         }
 }
 
@@ -271,14 +201,15 @@ Test(step15, the_report_has_the_multi_gpu_lines, .timeout = GPU_TEST_TIMEOUT_S)
 {
     static const char *const LINES[] = {"\ncheck ",   "\ntime ",    "\nbandwidth ", "\ngpus ",
                                         "\ncombine ", "\none GPU ", "\nspeed-up "};
-    require_gpu(STEP15);
-    struct outcome o = RUN(GPUS_VISIBLE, "-n", "2^20", "--iters", "3", "--warmup", "1", "--no-cub");
+    require_gpu(STEP15.name);
+    struct finished o = RUN(GPUS_VISIBLE, "-n", "2^20", "--iters", "3", "--warmup", "1",
+                            "--no-cub");
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "exit %d\n%s", o.exit_code, o.err);
     for (size_t l = 0; l < sizeof LINES / sizeof LINES[0]; l++)
         cr_expect(strstr(o.out, LINES[l]) != NULL, "no line starting '%s' in the report:\n%s",
                   LINES[l] + 1, o.out);
     cr_expect(strstr(o.out, "-> CORRECT") != NULL, "the report's verdict:\n%s", o.out);
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 /* ---- under mpirun ---------------------------------------------------------------------- */
@@ -310,13 +241,13 @@ static void mpirun_words(const char **words, const char *limit, const char *np,
 
 /* mpirun -np NP PROGRAM args..., bounded by MPIRUN_LIMIT_S; skipped where the program was
  * built without MPI. */
-static struct outcome run_mpirun(const char *np, const char *const *args)
+static struct finished run_mpirun(const char *np, const char *const *args)
 {
     const char *words[MAX_WORDS];
     mpirun_words(words, MPIRUN_LIMIT_S, np, args);
-    struct outcome o = run_words(words, GPUS_VISIBLE);
+    struct finished o = logged(program_run(words[0], GPUS_VISIBLE, words + 1), words[0]);
     if (o.exit_code == EXIT_ENVIRONMENT && strstr(o.err, WITHOUT_MPI) != NULL) {
-        outcome_free(&o);
+        finished_free(&o);
         cr_skip_test("step15: %s was %s (no mpicc when it was built): rebuild it where mpicc is "
                      "on PATH",
                      PROGRAM, WITHOUT_MPI);
@@ -330,10 +261,10 @@ static struct outcome run_mpirun(const char *np, const char *const *args)
  * machine with one GPU. */
 Test(step15, check_passes_under_mpirun, .timeout = GPU_TEST_TIMEOUT_S)
 {
-    require_gpu(STEP15);
-    struct outcome o = MPIRUN_RUN("1", "--check");
+    require_gpu(STEP15.name);
+    struct finished o = MPIRUN_RUN("1", "--check");
     expect_check_passed(&o, "mpirun -np 1");
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 /* ---- on two GPUs or more ----------------------------------------------------------------- */
@@ -347,10 +278,11 @@ ParameterizedTestParameters(step15, check_passes_on_two_gpus)
 
 ParameterizedTest(int *variant, step15, check_passes_on_two_gpus, .timeout = GPU_TEST_TIMEOUT_S)
 {
-    require_gpus(STEP15, 2);
-    struct outcome o = RUN(GPUS_VISIBLE, "--check", "--gpus", "2", "--variant", VARIANTS[*variant]);
+    require_gpus(STEP15.name, 2);
+    struct finished o = RUN(GPUS_VISIBLE, "--check", "--gpus", "2", "--variant",
+                            VARIANTS[*variant]);
     expect_check_passed(&o, VARIANTS[*variant]);
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 ParameterizedTestParameters(step15, check_passes_under_mpirun_on_two_gpus)
@@ -363,10 +295,10 @@ ParameterizedTestParameters(step15, check_passes_under_mpirun_on_two_gpus)
 ParameterizedTest(int *variant, step15, check_passes_under_mpirun_on_two_gpus,
                   .timeout = GPU_TEST_TIMEOUT_S)
 {
-    require_gpus(STEP15, 2);
-    struct outcome o = MPIRUN_RUN("2", "--check", "--variant", VARIANTS[*variant]);
+    require_gpus(STEP15.name, 2);
+    struct finished o = MPIRUN_RUN("2", "--check", "--variant", VARIANTS[*variant]);
     expect_check_passed(&o, VARIANTS[*variant]);
-    outcome_free(&o);
+    finished_free(&o);
 }
 
 /* Two shards: both empty (0), one empty (1), one longer by one (3, 1000003); every way, in
@@ -374,21 +306,21 @@ ParameterizedTest(int *variant, step15, check_passes_under_mpirun_on_two_gpus,
 Test(step15, uneven_and_empty_shards_on_two_gpus, .timeout = GPU_TEST_TIMEOUT_S)
 {
     static const char *const SIZES[] = {"0", "1", "3", "1000003"};
-    require_gpus(STEP15, 2);
+    require_gpus(STEP15.name, 2);
     for (int mpi = 0; mpi < 2; mpi++)
         for (int v = 0; v < VARIANT_COUNT; v++)
             for (size_t s = 0; s < sizeof SIZES / sizeof SIZES[0]; s++) {
-                struct outcome o = mpi ? MPIRUN_RUN("2", "-n", SIZES[s], "--quiet", "--variant",
-                                                    VARIANTS[v])
-                                       : RUN(GPUS_VISIBLE, "--gpus", "2", "-n", SIZES[s], "--quiet",
-                                             "--variant", VARIANTS[v]);
+                struct finished o = mpi ? MPIRUN_RUN("2", "-n", SIZES[s], "--quiet", "--variant",
+                                                     VARIANTS[v])
+                                        : RUN(GPUS_VISIBLE, "--gpus", "2", "-n", SIZES[s],
+                                              "--quiet", "--variant", VARIANTS[v]);
                 const char *how = mpi ? "mpirun -np 2" : "--gpus 2";
                 cr_expect_eq(o.exit_code, EXIT_CORRECT, "%s -n %s --variant %s: exit %d\n%s", how,
                              SIZES[s], VARIANTS[v], o.exit_code, o.err);
-                cr_expect(count_lines(o.out) == 1 && strstr(o.out, " CORRECT\n") != NULL,
+                cr_expect(line_count(o.out) == 1 && strstr(o.out, " CORRECT\n") != NULL,
                           "%s -n %s --variant %s --quiet: not one CORRECT line:\n%s", how, SIZES[s],
                           VARIANTS[v], o.out);
-                outcome_free(&o);
+                finished_free(&o);
             }
 }
 
@@ -396,18 +328,18 @@ Test(step15, uneven_and_empty_shards_on_two_gpus, .timeout = GPU_TEST_TIMEOUT_S)
 Test(step15, the_report_shows_two_uneven_shards, .timeout = GPU_TEST_TIMEOUT_S)
 {
     static const char SHARDS[] = "2 shard(s) of 500001 .. 500002 floats";
-    require_gpus(STEP15, 2);
+    require_gpus(STEP15.name, 2);
     for (int mpi = 0; mpi < 2; mpi++) {
-        struct outcome o = mpi ? MPIRUN_RUN("2", "-n", "1000003", "--iters", "2", "--warmup", "0",
-                                            "--no-cub")
-                               : RUN(GPUS_VISIBLE, "--gpus", "2", "-n", "1000003", "--iters", "2",
-                                     "--warmup", "0", "--no-cub");
+        struct finished o = mpi ? MPIRUN_RUN("2", "-n", "1000003", "--iters", "2", "--warmup", "0",
+                                             "--no-cub")
+                                : RUN(GPUS_VISIBLE, "--gpus", "2", "-n", "1000003", "--iters", "2",
+                                      "--warmup", "0", "--no-cub");
         const char *driven = mpi ? "gpus       2, one per process under mpirun"
                                  : "gpus       2, all driven by one process";
         cr_expect_eq(o.exit_code, EXIT_CORRECT, "exit %d\n%s", o.exit_code, o.err);
         cr_expect(strstr(o.out, SHARDS) != NULL, "no '%s' in the report:\n%s", SHARDS, o.out);
         cr_expect(strstr(o.out, driven) != NULL, "no '%s' in the report:\n%s", driven, o.out);
-        outcome_free(&o);
+        finished_free(&o);
     }
 }
 
@@ -527,7 +459,7 @@ ParameterizedTestParameters(step15, a_lost_rank_ends_the_other)
 ParameterizedTest(int *signal_number, step15, a_lost_rank_ends_the_other,
                   .timeout = GPU_TEST_TIMEOUT_S)
 {
-    require_gpus(STEP15, 2);
+    require_gpus(STEP15.name, 2);
     /* sizes that print a CSV row each, and enough runs after the first that the signal comes
      * in the middle of them; few enough a size that rank 0's yardstick on GPU 0 alone, which
      * rank 1 waits through, stays well inside --timeout */
@@ -573,7 +505,7 @@ ParameterizedTest(int *signal_number, step15, a_lost_rank_ends_the_other,
         kill(launcher, SIGKILL);
         waitpid(launcher, &status, 0);
     }
-    char *stdout_text = read_all(out), *stderr_text = read_all(err);
+    char *stdout_text = read_and_close(out), *stderr_text = read_and_close(err);
     cr_log_info("mpirun -np 2 ... -> %s\n--- stdout\n%s--- stderr\n%s",
                 ended ? "ended" : "killed by the test", stdout_text, stderr_text);
     if (!started && strstr(stderr_text, WITHOUT_MPI) != NULL)

@@ -96,8 +96,7 @@ static char **environment_without_gpus(void)
     return environment;
 }
 
-/* The whole file as a string; closes it. */
-static char *read_and_close(FILE *file)
+char *read_and_close(FILE *file)
 {
     cr_assert_eq(fseek(file, 0, SEEK_END), 0, "fseek: %s", strerror(errno));
     long size = ftell(file);
@@ -132,7 +131,7 @@ struct finished program_run(const char *path, enum gpus gpus, const char *const 
     posix_spawn_file_actions_adddup2(&actions, fileno(err), STDERR_FILENO);
     char **environment = gpus == GPUS_HIDDEN ? environment_without_gpus() : environ;
     pid_t pid;
-    int spawn_error = posix_spawn(&pid, path, &actions, NULL, argv, environment);
+    int spawn_error = posix_spawnp(&pid, path, &actions, NULL, argv, environment);
     posix_spawn_file_actions_destroy(&actions);
     if (environment != environ) free(environment);
     cr_assert_eq(spawn_error, 0, "cannot start %s: %s", path, strerror(spawn_error));

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -65,12 +66,16 @@ struct finished {
     int exit_code; /* -1 when a signal ended the program */
     char *out, *err;
 };
-/* Runs path with the NULL-terminated args, stdout and stderr each into a temporary file. */
+/* Runs path with the NULL-terminated args, stdout and stderr each into a temporary file. A
+ * path without a slash (mpirun, timeout) is looked up on PATH. */
 struct finished program_run(const char *path, enum gpus gpus, const char *const *args);
 /* The step's program, directory/run, built by make (the tests run from the repository root). */
 struct finished step_run(const struct ladder_step *step, enum gpus gpus, const char *const *args);
 #define STEP_RUN(step, gpus, ...) step_run((step), (gpus), (const char *const[]){__VA_ARGS__, NULL})
 void finished_free(struct finished *finished);
+/* The whole of a file the test wrote into (a tmpfile() beside a program it runs itself), as a
+ * string the caller frees; closes the file. */
+char *read_and_close(FILE *file);
 
 /* Skips the calling test (never a pass) when this machine shows the tests no CUDA device,
  * with a message that starts with the step's name and gives the programs' own reason
