@@ -165,8 +165,10 @@ ParameterizedTest(int *index, docs_reports, readme_report_is_what_the_program_pr
     char want[LINE_SIZE], got[LINE_SIZE], want_kernel[LINE_SIZE], got_kernel[LINE_SIZE];
     labels_of(recorded, want, sizeof want);
     labels_of(run.out, got, sizeof got);
-    cr_expect_str_eq(got, want, "%s prints lines other than its recorded report's: run "
-                     "bash bench/reports.sh, then make docs", step->name);
+    cr_expect_str_eq(got, want,
+                     "%s prints lines other than its recorded report's: run "
+                     "bash bench/reports.sh, then make docs",
+                     step->name);
     kernel_of(recorded, want_kernel, sizeof want_kernel);
     kernel_of(run.out, got_kernel, sizeof got_kernel);
     cr_expect_str_eq(got_kernel, want_kernel, "%s launches %s, its README's report names %s",
