@@ -11,8 +11,8 @@
  *         --threads picks one of the five instantiations, 64 ... 1024. step05's correct
  *         last warp (syncwarp) stays; its other variants are gone.
  * Profile: fewer warp instructions executed per block and no loop left in the PTX; the
- *         barriers stay the same (four after the load for 256 threads), so the barrier
- *         stall per instruction rises while the time falls. */
+ *         barriers stay the same (three after the load for 256 threads, four in all), so
+ *         the barrier stall per instruction rises while the time falls. */
 #include "reduce.h"
 
 enum { WARP_SIZE = 32 };
