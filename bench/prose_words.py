@@ -3,7 +3,8 @@
 
   prose_words.py count FILE...     each file's prose words, a line each: WORDS FILE
   prose_words.py limits [ROOT]     every limit below against the files of ROOT (default: this
-                                   repository); exit 1 on a miss
+                                   repository), and step13's and step16's host.c within their lines;
+                                   exit 1 on a miss
   prose_words.py quotes [SEEDS]    every README of steps 00-08 quotes its document: a line of a
                                    block quotation (`> `) that holds non-ASCII text and stands,
                                    character for character, in one of SEEDS/*.txt (default
@@ -26,6 +27,8 @@ LATER_README_MOST = 1500
 ROOT_README_MOST = 1500
 ROOT_COMMANDS_WITHIN = 300        # the two commands, within the root README's first words
 LADDER_PATH_MOST = 10000          # the root README and the READMEs of steps 00-08 together
+HOST_LINES_MOST = 230             # the host.c of the speed step and the rows step, the longest
+HOST_LINES_STEPS = ("step13", "step16")   # programs read top to bottom
 FIRST_COMMANDS = (("make stepNN", re.compile(r"make step\d\d")),
                   ("make test", re.compile(r"make (-j ?\d+ )?test")))
 COMMENT = re.compile(r"<!--.*?-->", re.S)
@@ -89,6 +92,13 @@ def limits():
     if ladder_words > LADDER_PATH_MOST:
         misses.append(f"README.md and steps 00-08: {ladder_words} prose words together, "
                       f"at most {LADDER_PATH_MOST}")
+    for path in sorted(glob.glob(os.path.join(ROOT, "step[0-9][0-9]_*", "host.c"))):
+        if os.path.basename(os.path.dirname(path))[:6] not in HOST_LINES_STEPS:
+            continue
+        with open(path, encoding="utf-8") as handle:
+            lines = sum(1 for _ in handle)
+        if lines > HOST_LINES_MOST:
+            misses.append(f"{os.path.relpath(path, ROOT)}: {lines} lines, at most {HOST_LINES_MOST}")
     missing = [step for step in LADDER_STEPS if step not in readmes]
     misses += [f"{step}: no README.md" for step in missing]
     return misses

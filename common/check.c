@@ -21,6 +21,7 @@ enum {
     MAX_OFFSET = 3,
     MOST_LAUNCHES = 64,
     PRINTED = 20,
+    TEXT = 80,
     RANDOM_HOT = 7,
     REPEATED_FROM = 1
 };
@@ -44,9 +45,9 @@ struct check {
     struct planned *cases; /* every case, planned at the start */
     size_t set_count, case_count, next, loaded;
     struct check_case data;
-    long done, failures;
-    bool broken; /* an upload failed */
-    float previous;
+    long done, failures, unjudged; /* unjudged: failures whose bound is no bound */
+    bool broken;                   /* an upload failed */
+    float previous;                /* the last case's total: a repeated case must give its bits */
     char first_failure[320];
 };
 
@@ -158,24 +159,44 @@ void check_verdict(struct check *c, const struct check_case *done, bool passed, 
     if (c->failures <= PRINTED) printf("FAILED %s\n", line);
 }
 
+/* What a failing case adds after its figures: a total still holding the poison was never
+ * written; a bound of sum|x| or more cannot judge. */
+static const char *why_failed(const struct check_case *done, float total, double bound)
+{
+    float poison;
+    memset(&poison, OUTPUT_POISON_BYTE, sizeof poison);
+    if (memcmp(&total, &poison, sizeof total) == 0)
+        return "; nothing wrote the total (the poison is still there)";
+    if (!bound_judges(&done->reference, bound)) return "; cannot be judged: no bound exists";
+    return "";
+}
+
+/* The total is this case's own: the step poisoned its outputs before the launch (device.c),
+ * so a launch that wrote nothing leaves a NaN. `previous` only compares a repeated case. */
 void check_record(struct check *c, const struct check_case *done, float total, unsigned depth)
 {
     double bound = error_bound(&done->reference, depth);
     bool same_bits = !done->repeat || memcmp(&total, &c->previous, sizeof total) == 0;
-    char what[160];
+    char what[sizeof c->first_failure];
     c->previous = total;
-    snprintf(what, sizeof what, "got %.9g, expected %.17g, allowed error %.9g%s", total,
-             done->reference.sum, bound, same_bits ? "" : "; a repeated run gave other bits");
+    c->unjudged += !bound_judges(&done->reference, bound);
+    snprintf(what, sizeof what, "got %.9g, expected %.17g, allowed error %.9g%s%s", total,
+             done->reference.sum, bound, why_failed(done, total, bound),
+             same_bits ? "" : "; a repeated run gave other bits");
     check_verdict(c, done, result_within(total, &done->reference, bound) && same_bits, what);
 }
 
 int check_finish(struct check *c, bool ran)
 {
     int status = !ran || c->broken ? EXIT_ENVIRONMENT : c->failures > 0 ? EXIT_WRONG : EXIT_CORRECT;
+    char unjudged[TEXT] = "";
+    if (c->unjudged > 0)
+        snprintf(unjudged, sizeof unjudged, " (%ld of them cannot be judged: no bound exists)",
+                 c->unjudged);
     if (status == EXIT_ENVIRONMENT)
         printf("check: stopped by an error after %ld cases (see above)\n", c->done);
     else if (c->failures > 0)
-        printf("check: FAILED %ld of %ld cases; the first: %s\n", c->failures, c->done,
+        printf("check: FAILED %ld of %ld cases%s; the first: %s\n", c->failures, c->done, unjudged,
                c->first_failure);
     else
         printf("check: all %ld cases correct (n = 0 .. %zu, 7 patterns, threads %u..%u, %s%s, "

@@ -110,6 +110,11 @@ double effective_gb_per_s(double bytes, double milliseconds)
     return milliseconds > 0 ? bytes / (milliseconds * 1e-3) / BYTES_PER_GB : 0;
 }
 
+bool outputs_poison(void *device, size_t bytes)
+{
+    return CUDA_OK(cudaMemset(device, OUTPUT_POISON_BYTE, bytes));
+}
+
 bool total_read(const float *device_total, float *total)
 {
     return device_total == NULL ||

@@ -1,3 +1,5 @@
+#include <string.h>
+
 #include "toolbox.h"
 
 static const double BYTES_PER_MIB = 1024.0 * 1024.0;
@@ -33,4 +35,11 @@ void memory_plan_explain(const struct memory_plan *plan, const char *what, const
         fprintf(stderr, ", %.0f MiB %s", plan->fixed_bytes / BYTES_PER_MIB, fixed_what);
     fprintf(stderr, "), and %.0f MiB are free on %s\n", plan->free_bytes / BYTES_PER_MIB,
             device_name);
+}
+
+void memory_fixed_add(struct memory_fixed *fixed, size_t bytes, const char *name)
+{
+    size_t used = strlen(fixed->names);
+    fixed->bytes += memory_rounded(bytes);
+    snprintf(fixed->names + used, sizeof fixed->names - used, "%s%s", used > 0 ? ", " : "", name);
 }

@@ -67,6 +67,11 @@ static void print_human(const struct report *r, enum flush flush)
     if (r->bound == 0)
         printf("check      exact (integer data, no partial sum above 2^24): error %.9g -> %s\n",
                error, verdict(r));
+    else if (!bound_judges(&r->reference, r->bound))
+        printf(
+            "check      |error| %.9g, but no bound exists: the bound %.9g (depth %u) is at least "
+            "sum|x| = %.9g and would pass 0: the result cannot be judged -> %s\n",
+            error, r->bound, r->depth, r->reference.abs_sum, verdict(r));
     else
         printf("check      |error| %.9g %s bound %.9g (depth %u, docs/verification.md) -> %s\n",
                error, r->ok ? "<=" : ">", r->bound, r->depth, verdict(r));

@@ -4,30 +4,28 @@
 
 enum { MOST_SCRATCHES = 64 };
 
-/* Each scratch that a launch has used: its ticket counter (the scratch's name), the stream and
- * device of its latest launch, and an event recorded after that launch (an event costs the
- * stream nothing: a launch timed between two others is timed the same). One host thread at a
- * time: the lock is held from the claim to the release. */
+/* Each scratch that a launch has used: its ticket counter (the scratch's name), the stream,
+ * device and host thread of its latest launch, and an event recorded after that launch (an
+ * event costs the stream nothing: a launch timed between two others is timed the same). One
+ * host thread at a time: the lock is held from the claim to the release. */
 struct scratch_use {
     const void *ticket_counter;
     cudaStream_t stream;
     cudaEvent_t after;
     int device;
+    pthread_t thread;
 };
 static struct scratch_use uses[MOST_SCRATCHES];
 static pthread_mutex_t uses_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Whether the latest launch on this scratch may still run: cudaErrorNotReady, or an error. */
-static cudaError_t still_running(const struct scratch_use *use)
-{
-    return use->after != NULL ? cudaEventQuery(use->after) : cudaSuccess;
-}
-
-/* Launches on one stream of one device run in the order they were enqueued. */
+/* The same handle from the same host thread on the same device is the same stream, whose
+ * launches run in order. From another thread it may not be: cudaStreamPerThread (and 0, where
+ * per-thread default streams are on) names each thread's own stream. */
 static bool same_stream(const struct scratch_use *use, cudaStream_t stream)
 {
     int device = 0;
-    return use->stream == stream && cudaGetDevice(&device) == cudaSuccess && device == use->device;
+    return use->stream == stream && pthread_equal(use->thread, pthread_self()) &&
+           cudaGetDevice(&device) == cudaSuccess && device == use->device;
 }
 
 static struct scratch_use *use_of(const void *ticket_counter)
@@ -39,7 +37,7 @@ static struct scratch_use *use_of(const void *ticket_counter)
     }
     /* A full table forgets a scratch whose latest launch has finished. */
     for (int i = 0; free_slot == NULL && i < MOST_SCRATCHES; i++)
-        if (still_running(&uses[i]) == cudaSuccess) free_slot = &uses[i];
+        if (cudaEventQuery(uses[i].after) == cudaSuccess) free_slot = &uses[i];
     if (free_slot != NULL) free_slot->ticket_counter = NULL;
     return free_slot;
 }
@@ -48,24 +46,16 @@ cudaError_t scratch_claim(const void *ticket_counter, cudaStream_t stream)
 {
     pthread_mutex_lock(&uses_lock);
     struct scratch_use *use = use_of(ticket_counter);
-    cudaError_t running = use == NULL || use->ticket_counter == NULL || same_stream(use, stream)
-                              ? cudaSuccess
-                              : still_running(use);
+    cudaError_t status = cudaSuccess;
     if (use == NULL) {
         fprintf(stderr, "scratch_claim: more than %d scratches with launches in flight\n",
                 MOST_SCRATCHES);
-        running = cudaErrorNotPermitted;
-    } else if (running == cudaErrorNotReady) {
-        fprintf(stderr,
-                "scratch_claim: the block sums and ticket counter at %p are still in use by a "
-                "launch on another stream; two launches in flight on one scratch would mix "
-                "their block sums. Give each stream a scratch of its own, or make this stream "
-                "wait for the other one first (reduce.h).\n",
-                ticket_counter);
-        running = cudaErrorNotPermitted;
+        status = cudaErrorNotPermitted;
+    } else if (use->ticket_counter != NULL && !same_stream(use, stream)) {
+        status = cudaStreamWaitEvent(stream, use->after, 0); /* ordered after that launch */
     }
-    if (running != cudaSuccess) pthread_mutex_unlock(&uses_lock);
-    return running;
+    if (status != cudaSuccess) pthread_mutex_unlock(&uses_lock);
+    return status;
 }
 
 cudaError_t scratch_release(const void *ticket_counter, cudaStream_t stream, cudaError_t launch)
@@ -82,7 +72,7 @@ cudaError_t scratch_release(const void *ticket_counter, cudaStream_t stream, cud
         status = cudaEventCreateWithFlags(&use->after, cudaEventDisableTiming);
     if (status == cudaSuccess) status = cudaEventRecord(use->after, stream);
     if (status == cudaSuccess)
-        *use = (struct scratch_use){ticket_counter, stream, use->after, device};
+        *use = (struct scratch_use){ticket_counter, stream, use->after, device, pthread_self()};
     pthread_mutex_unlock(&uses_lock);
     return status;
 }

@@ -154,22 +154,49 @@ size_t cub_temp_bytes(size_t n)
     return total_offset(temp_bytes) + sizeof(float4);
 }
 
+/* CUB documents no order of additions, so its total is judged by the bound of a chain as
+ * long as any grid with at least a warp an SM would give a thread, plus a tree: loose enough
+ * for whatever order CUB takes, tight enough that a lost block or a missing write fails. */
+enum { CUB_THREADS_PER_SM_AT_LEAST = 32, CUB_TREE_LEVELS_AT_MOST = 64 };
+
+static unsigned cub_depth(size_t n)
+{
+    int sms = 1;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) sms = 1;
+    size_t threads = (size_t)sms * CUB_THREADS_PER_SM_AT_LEAST;
+    return (unsigned)((n + threads - 1) / threads) + CUB_TREE_LEVELS_AT_MOST;
+}
+
+bool cub_total_right(const struct input *input, float total)
+{
+    double bound = error_bound(&input->reference, cub_depth(input->n));
+    if (result_within(total, &input->reference, bound)) return true;
+    fprintf(stderr,
+            "cub::DeviceReduce::Sum gave %.9g for n = %zu, expected %.17g (allowed error %.9g): "
+            "its time is not reported\n",
+            total, input->n, input->reference.sum, bound);
+    return false;
+}
+
 bool cub_time(const struct input *input, const struct options *o, struct timer *timer,
               struct timing *timing, float *total)
 {
     size_t temp_bytes = 0, total_at;
     char *temp = NULL; /* CUB's temporary storage, then the total, 16-byte aligned */
+    float last_total = 0;
     bool ok = CUDA_OK(cub_sum(NULL, temp_bytes, NULL, input->n, NULL));
     total_at = total_offset(temp_bytes);
     ok = ok && CUDA_OK(cudaMalloc((void **)&temp, total_at + sizeof(float4)));
     for (int run = 0; ok && run < o->warmup + o->iters; run++)
-        ok = timer_start(timer) &&
+        ok = outputs_poison(temp + total_at, sizeof(float)) && timer_start(timer) &&
              CUDA_OK(cub_sum(temp, temp_bytes, input->copies[run % input->count], input->n,
                              (float *)(temp + total_at))) &&
              timer_stop(timer, run >= o->warmup);
     *timing = timer_summary(timer);
-    if (ok && total != NULL)
-        ok = CUDA_OK(cudaMemcpy(total, temp + total_at, sizeof(float), cudaMemcpyDeviceToHost));
+    ok = ok && CUDA_OK(cudaMemcpy(&last_total, temp + total_at, sizeof(float),
+                                  cudaMemcpyDeviceToHost));
+    ok = ok && cub_total_right(input, last_total);
+    if (ok && total != NULL) *total = last_total;
     if (temp != NULL) ok = CUDA_OK(cudaFree(temp)) && ok;
     return ok;
 }

@@ -46,18 +46,27 @@ unsigned blocks_or_filling(const struct device_info *device, unsigned threads, u
 /* ceil(n / per_block) blocks, and one even for n = 0: an empty input still has a total (0). */
 unsigned blocks_to_cover(size_t n, size_t per_block);
 double effective_gb_per_s(double bytes, double milliseconds);
+/* A kernel that never writes its result must leave a NaN, not the previous case's total: every
+ * byte OUTPUT_POISON_BYTE, a NaN as float, double, half and bf16, and -1 as int and long long.
+ * Called on a launch's outputs before each --check case and each timed run, never on what a
+ * kernel needs zeroed (a ticket counter, step13's gatherer's words). */
+#define OUTPUT_POISON_BYTE 0xFF
+bool outputs_poison(void *device, size_t bytes);
 bool total_read(const float *device_total, float *total); /* NULL: the host has it already */
 bool sum_on_host(const float *block_sums, size_t count, float *total); /* documents 001, 004 */
 
 /* ---- scratch.c: one launch in flight per scratch, for kernels used as a library --------- */
 /* A kernel that finishes through block sums and a ticket counter (steps 12 and 13) mixes two
  * launches that share them and run at once: the gatherer can wait forever, or the total can
- * be stale. scratch_claim, just before the launch on `stream`, refuses the launch (a message,
- * cudaErrorNotPermitted) while the scratch's latest launch, on another stream, may still run;
- * launches on one stream run in order and share a scratch safely. scratch_release, just after
- * the launch with its status, remembers it: an event recorded on the stream after the launch,
- * which the next claim from another stream asks whether it has passed. A successful claim
- * holds a lock that the release gives back: call both, or neither. */
+ * be stale. scratch_claim, just before the launch on `stream`, makes the stream wait for the
+ * scratch's latest launch (cudaStreamWaitEvent) unless that launch was on the same stream
+ * from the same host thread, where launches run in order anyway: two launches on one scratch
+ * never run at once, whatever their streams (cudaStreamPerThread from two threads included),
+ * and one already ordered after the other goes ahead (the added wait is met). scratch_release,
+ * just after the launch with its status, remembers it: an event recorded on the stream after
+ * the launch. A claim fails only on a CUDA error, or while launches on more than 64 scratches
+ * may still run (a message, cudaErrorNotPermitted). A successful claim holds a lock that the
+ * release gives back: call both, or neither. */
 cudaError_t scratch_claim(const void *ticket_counter, cudaStream_t stream);
 cudaError_t scratch_release(const void *ticket_counter, cudaStream_t stream, cudaError_t launch);
 
@@ -144,6 +153,10 @@ double rounding_gamma(double roundings, double unit_roundoff);
 /* gamma(depth) * sum|x| (Higham, eq. 4.4) when no element passes through more than `depth`
  * float additions, plus the reference's own error; 0 when the sum must be exact. */
 double error_bound(const struct reference *reference, unsigned depth);
+/* Whether a bound can judge a result: a finite one below sum|x| (or 0 for no magnitude). A
+ * bound of sum|x| or more passes 0 whatever the data, as if every element were lost: such a
+ * case cannot be judged, and result_within never passes it. */
+bool bound_judges(const struct reference *reference, double bound);
 bool result_within(float result, const struct reference *reference, double bound);
 unsigned tree_levels(size_t count); /* ceil(log2(count)) */
 
@@ -168,6 +181,15 @@ size_t memory_plan_need(const struct memory_plan *plan, int copies);
  * Z MiB <fixed_what>), and F MiB are free on <device>" */
 void memory_plan_explain(const struct memory_plan *plan, const char *what, const char *fixed_what,
                          const char *device_name);
+/* A run's fixed bytes made of several allocations (a step's buffers, CUB's storage): each
+ * counted in whole granules, as memory_rounded counts it, and named, in the order added, for
+ * memory_plan_explain's fixed_what ("the row sums, CUB's temporary storage"). */
+enum { MEMORY_FIXED_NAMES = 160 };
+struct memory_fixed {
+    size_t bytes;
+    char names[MEMORY_FIXED_NAMES];
+};
+void memory_fixed_add(struct memory_fixed *fixed, size_t bytes, const char *name);
 
 /* ---- timing.cu: the input's copies; CUDA events from a cold L2; CUB timed the same way ---- */
 /* Each timed run reads the next copy of the input, one the L2 does not hold. The copies are
@@ -211,7 +233,12 @@ bool timer_make_samples(struct timer *timer, int capacity);
 void timer_keep(struct timer *timer, double milliseconds);
 /* The bytes cub_time allocates for n floats: CUB's temporary storage and the total. */
 size_t cub_temp_bytes(size_t n);
-/* cub::DeviceReduce::Sum over the same copies, the same way; its total in *total (or NULL). */
+/* CUB's total against the data's exact sum, within the bound of a chain as long as any grid
+ * with a warp an SM would give a thread (CUB documents no order); a wrong one is reported. */
+bool cub_total_right(const struct input *input, float total);
+/* cub::DeviceReduce::Sum over the same copies, the same way; its total in *total (or NULL).
+ * Its last total is checked (cub_total_right): a wrong one stops the run, since no ratio to an
+ * unchecked time means anything. */
 bool cub_time(const struct input *input, const struct options *options, struct timer *timer,
               struct timing *timing, float *total);
 

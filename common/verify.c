@@ -64,9 +64,15 @@ double error_bound(const struct reference *reference, unsigned depth)
     return (rounding_gamma(depth, FLOAT_UNIT_ROUNDOFF) + own) * reference->abs_sum;
 }
 
+bool bound_judges(const struct reference *reference, double bound)
+{
+    return isfinite(bound) && (bound < reference->abs_sum || reference->abs_sum == 0);
+}
+
 bool result_within(float result, const struct reference *reference, double bound)
 {
-    return isfinite(result) && fabs((double)result - reference->sum) <= bound;
+    return bound_judges(reference, bound) && isfinite(result) &&
+           fabs((double)result - reference->sum) <= bound;
 }
 
 unsigned tree_levels(size_t count)

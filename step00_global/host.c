@@ -85,6 +85,7 @@ static int measure(const struct options *o, const struct device_info *device, si
         const float *copy = input.copies[run % input.count];
         if (!CUDA_OK(cudaMemcpy(work, copy, n * sizeof(float), cudaMemcpyDeviceToDevice)))
             goto done;
+        if (!outputs_poison(block_sums, block_sums_bytes(n, o->threads))) goto done;
         if (!timer_start(&timer)) goto done;
         if (!reduce(work, n, o->threads, o->finish, block_sums, &device_total, &report.result,
                     &report.launched))
@@ -128,6 +129,7 @@ static int check_all(const struct options *o, const struct device_info *device)
         float total = 0;
         if (!CUDA_OK(cudaMemcpy(work, c.input, c.n * sizeof(float), cudaMemcpyDeviceToDevice)))
             goto done;
+        if (!outputs_poison(block_sums, block_sums_bytes(c.n, c.threads))) goto done;
         if (!reduce(work, c.n, c.threads, c.finish, block_sums, &device_total, &total, &launched))
             goto done;
         if (!total_read(device_total, &total)) goto done;

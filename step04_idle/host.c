@@ -86,6 +86,7 @@ static int measure(const struct options *o, const struct device_info *device, si
     if (!input_create(&input, o, n, device)) goto done;
     for (int run = 0; run < o->warmup + o->iters; run++) {
         const float *copy = input.copies[run % input.count];
+        if (!outputs_poison(block_sums, block_sums_bytes(n, o->threads))) goto done;
         if (!timer_start(&timer)) goto done;
         if (!reduce(copy, n, o->threads, o->finish, o->variant, block_sums, &device_total,
                     &report.result, &report.launched))
@@ -128,6 +129,7 @@ static int check_all(const struct options *o, const struct device_info *device)
         const float *device_total = NULL;
         struct launched launched;
         float total = 0;
+        if (!outputs_poison(block_sums, block_sums_bytes(c.n, c.threads))) goto done;
         if (!reduce(c.input, c.n, c.threads, c.finish, o->variant, block_sums, &device_total,
                     &total, &launched))
             goto done;

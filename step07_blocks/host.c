@@ -107,6 +107,7 @@ static int measure(const struct options *o, const struct device_info *device, si
     if (!input_create(&input, o, n, device)) goto done;
     for (int run = 0; run < o->warmup + o->iters; run++) {
         const float *copy = input.copies[run % input.count];
+        if (!outputs_poison(block_sums, block_sums_bytes(n, &shape))) goto done;
         if (!timer_start(&timer)) goto done;
         if (!reduce(copy, n, &shape, block_sums, clocks, &device_total, &report.result,
                     &report.launched))
@@ -152,6 +153,7 @@ static int check_all(const struct options *o, const struct device_info *device)
         const float *device_total = NULL;
         struct launched launched;
         float total = 0;
+        if (!outputs_poison(block_sums, block_sums_bytes(c.n, &shape))) goto done;
         if (!reduce(c.input, c.n, &shape, block_sums, NULL, &device_total, &total, &launched))
             goto done;
         if (!total_read(device_total, &total)) goto done;

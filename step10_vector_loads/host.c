@@ -67,6 +67,13 @@ static void buffers_free(struct buffers *b)
     CUDA_OK(cudaFree(b->ticket_counter));
 }
 
+/* What a launch writes and its finish reads, poisoned before each: the block sums and, after
+ * them, the total; never the ticket counter, which a launch needs at 0. */
+static size_t outputs_bytes(const struct buffers *b)
+{
+    return (size_t)(b->total + 1 - b->block_sums) * sizeof(float);
+}
+
 /* The one launch: the last block to finish adds the block sums and leaves the total on the
  * device. atomic-add needs the total zeroed first, and that is part of its cost.
  * *launched names the kernel and its finish, for the report. */
@@ -99,6 +106,7 @@ static int measure(const struct options *o, const struct device_info *device, si
     if (!input_create(&input, o, n, device)) goto done;
     for (int run = 0; run < o->warmup + o->iters; run++) {
         const float *copy = input.copies[run % input.count];
+        if (!outputs_poison(buffers.block_sums, outputs_bytes(&buffers))) goto done;
         if (!timer_start(&timer)) goto done;
         if (!reduce(copy, n, &shape, &buffers, &report.launched)) goto done;
         if (!timer_stop(&timer, run >= o->warmup)) goto done;
@@ -136,6 +144,7 @@ static int check_all(const struct options *o, const struct device_info *device)
                               o->variant};
         struct launched launched;
         float total = 0;
+        if (!outputs_poison(buffers.block_sums, outputs_bytes(&buffers))) goto done;
         if (!reduce(c.input, c.n, &shape, &buffers, &launched)) goto done;
         if (!total_read(buffers.total, &total)) goto done;
         check_record(check, &c, total, depth(c.n, &shape));

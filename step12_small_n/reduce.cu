@@ -238,7 +238,7 @@ extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *bl
     if (variant < VARIANT_TICKET || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
     for (const struct instantiation &instance : KERNELS_BY_BLOCK_SIZE) {
         if (instance.block_size != threads) continue;
-        /* A launch on another stream may still use this scratch: refused (reduce.h). */
+        /* After the scratch's latest launch, whatever its stream (reduce.h). */
         cudaError_t claimed = scratch_claim(ticket_counter, stream);
         if (claimed != cudaSuccess) return claimed;
         const struct named_kernel *chosen = &instance.by_variant[variant];

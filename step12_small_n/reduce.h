@@ -34,11 +34,11 @@ unsigned grid_blocks(size_t n, unsigned block_size);
  * VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch.
  * The library's contract: block_sums, *ticket_counter and *total are one launch's scratch.
  * Launches on one stream run one after another and may share it; two launches that may run
- * at once (on two streams, or two host threads with streams of their own) each need their
- * own, or their tickets mix: a block may count itself last before every sum is written, and
- * the total may be wrong or stale. A launch on another stream while the scratch's latest
- * launch may still run is refused: cudaErrorNotPermitted, after a message on stderr
- * (common/scratch.c).
+ * at once (on two streams, or two host threads with streams of their own) would mix their
+ * tickets: a block may count itself last before every sum is written, and the total may be
+ * wrong or stale. So a launch on another stream, or from another host thread, is made to
+ * wait for the scratch's latest launch (common/scratch.c): launches on one scratch run one
+ * after another whatever their streams; launches meant to overlap need a scratch each.
  * *launched: the kernel that ran and its finish, as reduce.cu names them. */
 cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                  unsigned *ticket_counter, float *total, unsigned blocks,

@@ -131,6 +131,7 @@ static int measure(const struct options *o, const struct device_info *device, si
     if (!input_create(&input, o, n, device)) goto done;
     for (int run = 0; run < o->warmup + o->iters; run++) {
         const float *copy = input.copies[run % input.count];
+        if (!launch_scratch_poison(&scratch)) goto done;
         if (!timer_start(&timer)) goto done;
         if (!reduce(copy, n, &shape, &scratch, &report.launched)) goto done;
         if (!timer_stop(&timer, run >= o->warmup)) goto done;
@@ -168,6 +169,7 @@ static int check_all(const struct options *o, const struct device_info *device)
         struct shape shape = shape_for(o, device, c.n, c.threads);
         struct launched launched;
         float total = 0;
+        if (!launch_scratch_poison(&scratch)) goto done;
         if (!reduce(c.input, c.n, &shape, &scratch, &launched)) goto done;
         if (!total_read(scratch.total, &total)) goto done;
         check_record(check, &c, total, depth(c.n, &shape));
@@ -207,8 +209,7 @@ int main(int argc, char **argv)
 
 /* ---- The error bound's depth (docs/verification.md): the program does not need it to run. ---- */
 
-enum { WARP_LEVELS = 5 }; /* shuffles within a warp, and again over the warp sums */
-enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* a float4's four lanes; the head and tail floats */
+enum { WARP_LEVELS = 5, LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* shuffles; float4 lanes; edges */
 
 /* The longest chain of float additions any element goes through (docs/verification.md): a
  * thread's float4 in a row, their four lanes, the head and tail floats, the shuffles of its

@@ -354,6 +354,14 @@ extern "C" void launch_scratch_free(struct launch_scratch *s)
     CUDA_OK(cudaFree(s->ticket_counter));
 }
 
+/* What a launch writes and its finish reads: the ticket's block sums and, after them, the
+ * total; never the gatherer's words or the ticket counter, which a launch needs at 0. */
+extern "C" bool launch_scratch_poison(const struct launch_scratch *s)
+{
+    float *outputs = s->block_sums + TICKET_SUMS_OFFSET;
+    return outputs_poison(outputs, (size_t)(s->total + 1 - outputs) * sizeof(float));
+}
+
 /* One block reads every published word: past GATHER_MOST_BLOCKS of them that read costs more
  * than the ticket's three trips, and the ticket finishes instead. */
 extern "C" bool gathers(unsigned blocks, int variant)
@@ -370,7 +378,7 @@ extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *bl
     if (variant == VARIANT_GATHER && !gathers(blocks, variant)) variant = VARIANT_TICKET;
     for (const struct instantiation &instance : KERNELS) {
         if (instance.block_size != threads || instance.vectors != vectors) continue;
-        /* A launch on another stream may still use this scratch: refused (reduce.h). */
+        /* After the scratch's latest launch, whatever its stream (reduce.h). */
         cudaError_t claimed = scratch_claim(ticket_counter, stream);
         if (claimed != cudaSuccess) return claimed;
         const struct named_kernel *chosen = &instance.by_variant[variant];

@@ -58,6 +58,9 @@ struct launch_scratch {
 };
 bool launch_scratch_create(struct launch_scratch *scratch, unsigned blocks);
 void launch_scratch_free(struct launch_scratch *scratch);
+/* Fills what a launch writes with a NaN (outputs_poison) before it, so that a total nobody
+ * wrote cannot pass for this launch's. */
+bool launch_scratch_poison(const struct launch_scratch *scratch);
 
 /* Whether a launch of `blocks` blocks with `variant` finishes by gathering. */
 bool gathers(unsigned blocks, int variant);
@@ -75,10 +78,11 @@ unsigned grid_blocks(size_t n, unsigned threads, unsigned vectors);
  * VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch.
  * The library's contract: block_sums, *ticket_counter and *total are one launch's scratch.
  * Launches on one stream run one after another and may share it; two launches that may run
- * at once (on two streams, or two host threads with streams of their own) each need their
- * own, or the gatherer may wait forever and the total may be stale. A launch on another
- * stream while the scratch's latest launch may still run is refused: cudaErrorNotPermitted,
- * after a message on stderr (common/scratch.c).
+ * at once (on two streams, or two host threads with streams of their own) would let the
+ * gatherer wait forever and the total be stale. So a launch on another stream, or from
+ * another host thread, is made to wait for the scratch's latest launch (common/scratch.c):
+ * launches on one scratch run one after another whatever their streams; launches meant to
+ * overlap need a scratch each.
  * *launched: the kernel that ran and its finish, as reduce.cu names them (a gather
  * too large for the gatherer runs the ticket). */
 cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,

@@ -122,7 +122,7 @@ static unsigned blocks_for(size_t n, const struct shape *shape)
     return enough < shape->most_blocks ? enough : shape->most_blocks;
 }
 
-/* Device memory beside the input: a partial per block, the total, the ticket counter. */
+/* Device memory beside the input: the total, then a partial per block; the ticket counter. */
 struct buffers {
     void *partials, *total;
     unsigned *ticket_counter;
@@ -130,17 +130,24 @@ struct buffers {
 
 static bool buffers_create(struct buffers *b, unsigned blocks)
 {
-    CUDA_TRY(cudaMalloc(&b->partials, (size_t)blocks * MAX_ACCUMULATOR_BYTES));
-    CUDA_TRY(cudaMalloc(&b->total, MAX_ACCUMULATOR_BYTES));
+    CUDA_TRY(cudaMalloc(&b->total, ((size_t)blocks + 1) * MAX_ACCUMULATOR_BYTES));
     CUDA_TRY(cudaMalloc((void **)&b->ticket_counter, sizeof(unsigned)));
+    b->partials = (char *)b->total + MAX_ACCUMULATOR_BYTES;
     return CUDA_OK(cudaMemset(b->ticket_counter, 0, sizeof(unsigned)));
 }
 
 static void buffers_free(struct buffers *b)
 {
-    CUDA_OK(cudaFree(b->partials));
     CUDA_OK(cudaFree(b->total));
     CUDA_OK(cudaFree(b->ticket_counter));
+}
+
+/* What a launch writes and its finish reads, poisoned before each: from the total, its
+ * partials (a NaN in every floating type; -1 in int and long long, which no int case
+ * expects); never the ticket counter, which a launch needs at 0. */
+static size_t outputs_bytes(const struct generic_launch *job)
+{
+    return ((size_t)job->blocks + 1) * MAX_ACCUMULATOR_BYTES;
 }
 
 static struct generic_launch launch_for(struct pair p, const void *a, const void *b, size_t n,
@@ -192,6 +199,7 @@ static int measure(const struct options *o, const struct device_info *device, st
     if (!typed_input_create(&input, o, n, p, device)) goto done;
     for (int run = 0; run < o->warmup + o->iters; run++) {
         job = launch_for(p, input.a[run % input.count], input.b, n, &shape, &buffers);
+        if (!outputs_poison(buffers.total, outputs_bytes(&job))) goto done;
         if (!timer_start(&timer)) goto done;
         if (!reduce(&job, result, &report.launched)) goto done;
         if (!timer_stop(&timer, run >= o->warmup)) goto done;
@@ -258,6 +266,7 @@ static int check_all(const struct options *o, const struct device_info *device,
             struct generic_launch job = launch_for(p, a, a, c.n, &shape, &buffers);
             double result[MAX_RESULT_VALUES] = {0};
             struct launched launched;
+            if (!outputs_poison(buffers.total, outputs_bytes(&job))) goto done;
             if (!reduce(&job, result, &launched)) goto done;
             if (job.total != NULL && !CUDA_OK(result_read(&job, result))) goto done;
             struct expectation expected = expect(p, &values[p.type], depth(c.n, &shape));

@@ -87,14 +87,17 @@ bool host_values_compute(struct host_values *v, const float *a, const float *b, 
 /* One sum: exact when its terms are integers and sum|term| fits the accumulator's exact
  * integers (docs/verification.md, (a)); else gamma(depth) in the accumulator's precision,
  * plus the host's own double rounding for real-valued data: gamma(n) in double, as in
- * error_bound. Infinite where depth * u >= 1: then there is no bound, and nothing passes. */
+ * error_bound. Infinite where that reaches sum|term| (or depth * u >= 1): a bound that wide
+ * passes 0, as if every term were lost, so there is none, and nothing passes (as
+ * common/verify.c's bound_judges refuses it). */
 static double sum_bound(struct precision accumulator, double abs_sum, bool integer, unsigned depth,
                         size_t n)
 {
     if (accumulator.unit_roundoff == 0 || (integer && abs_sum <= accumulator.exact_integers_up_to))
         return 0;
     double host = integer ? 0 : rounding_gamma((double)n, DBL_EPSILON / 2);
-    return (rounding_gamma(depth, accumulator.unit_roundoff) + host) * abs_sum;
+    double bound = (rounding_gamma(depth, accumulator.unit_roundoff) + host) * abs_sum;
+    return bound < abs_sum ? bound : INFINITY;
 }
 
 /* min and max of nothing: the operator's identity, which the kernel returns for n = 0. */
@@ -152,6 +155,12 @@ bool expectation_met(const struct expectation *e, const double result[])
     return true;
 }
 
+/* Whether every bound exists (sum_bound gives none as infinity). */
+static bool bounded(const struct expectation *e)
+{
+    return isfinite(e->bound[0]) && isfinite(e->bound[1]);
+}
+
 /* The values joined by ';', each in `format`. */
 static const char *joined(char *text, const char *format, const double values[], int count)
 {
@@ -185,10 +194,11 @@ void check_pair(struct check *check, const struct check_case *done, struct pair 
     char name[TEXT], got[TEXT], wanted[TEXT], allowed[TEXT], what[5 * TEXT];
     bool same_bits = !done->repeat || memcmp(result, previous, e->values * sizeof *result) == 0;
     memcpy(previous, result, e->values * sizeof *result);
-    snprintf(what, sizeof what, "%s got %s, expected %s, allowed error %s%s", pair_name(p, name),
+    snprintf(what, sizeof what, "%s got %s, expected %s, allowed error %s%s%s", pair_name(p, name),
              joined(got, result_format(p), result, e->values),
              joined(wanted, "%.17g", e->value, e->values),
              joined(allowed, "%.9g", e->bound, e->values),
+             bounded(e) ? "" : "; cannot be judged: no bound exists",
              same_bits ? "" : "; a repeated run gave other bits");
     check_verdict(check, done, expectation_met(e, result) && same_bits, what);
 }
@@ -221,13 +231,14 @@ static void print_human(const struct report *r, struct pair p, const struct expe
         printf(
             "check      exact (integers the accumulator holds, or a comparison): error %s -> %s\n",
             errors, verdict);
-    else if (!isfinite(e->bound[0]) || !isfinite(e->bound[1]))
-        printf("check      |error| %s: no bound exists (depth %u times the accumulator's unit "
-               "roundoff is 1 or more) -> %s\n",
+    else if (!bounded(e))
+        printf("check      |error| %s: no bound exists (gamma(depth %u) in the accumulator's "
+               "precision reaches sum|term|: it would pass 0): the result cannot be judged -> "
+               "%s\n",
                errors, r->depth, verdict);
     else
-        printf("check      |error| %s <= bound %s (depth %u, step14_generic/README.md) -> %s\n",
-               errors, bounds, r->depth, verdict);
+        printf("check      |error| %s %s bound %s (depth %u, step14_generic/README.md) -> %s\n",
+               errors, r->ok ? "<=" : ">", bounds, r->depth, verdict);
     printf("time       %.4f ms median, %.4f .. %.4f ms over %d runs, the L2 flushed before each\n",
            r->time.median_ms, r->time.min_ms, r->time.max_ms, r->time.runs);
     printf("bandwidth  %.1f GB/s effective = %.1f%% of peak (every array read counted)\n",

@@ -3,8 +3,8 @@
  * runs, the check, the time, the report; the error bound's depth comes last. New here: the
  * data lies on K GPUs, each reduces its own shard with step13's kernel (reduce.c picks it),
  * and NCCL adds the K totals. team.c sets up the GPUs and NCCL and times several GPUs at
- * once; processes.c holds the MPI calls for mpirun. A call that fails has said why: the
- * program frees what it holds and exits 3. */
+ * once; launched.c names each GPU's kernel; processes.c holds the MPI calls for mpirun. A
+ * call that fails has said why: the program frees what it holds and exits 3. */
 #include <stdlib.h>
 
 #include "reduce.h"
@@ -49,21 +49,21 @@ static size_t reduction_length(const struct gpu *g, size_t n, int gpus, int vari
 }
 
 /* One run of the chosen way, on every GPU's stream: the combine comes after the reductions
- * (local) or before them. The total ends on every GPU (gather: on GPU 0). *launched: the
- * kernel that ran and its own finish. */
-static bool run_variant(struct team *t, size_t n, unsigned threads, int variant,
-                        struct launched *launched)
+ * (local) or before them. The total ends on every GPU (gather: on GPU 0). Each GPU's
+ * launched: the kernel it ran and its own finish, or nothing. */
+static bool run_variant(struct team *t, size_t n, unsigned threads, int variant)
 {
     if (variant == DATA_GATHERED && !team_gather(t, n)) return false;
     if (variant == DATA_SUMMED_ELEMENTWISE && !team_allreduce_arrays(t, shard_start(n, 1, t->size)))
         return false;
     for (int i = 0; i < t->count; i++) {
-        const struct gpu *g = &t->gpus[i];
+        struct gpu *g = &t->gpus[i];
+        g->launched = (struct launched){NULL, NULL};
         if (variant == DATA_GATHERED && g->rank != 0) continue; /* its shard is on GPU 0 now */
         const float *in = reduction_input(g, variant);
         size_t length = reduction_length(g, n, t->size, variant);
         CUDA_TRY(cudaSetDevice(g->device));
-        CUDA_TRY(reduce_on_stream(in, length, threads, &g->scratch, g->stream, launched));
+        CUDA_TRY(reduce_on_stream(in, length, threads, &g->scratch, g->stream, &g->launched));
     }
     return variant != DATA_LOCAL || team_allreduce_totals(t);
 }
@@ -83,7 +83,8 @@ static bool host_data(const struct options *o, size_t n, struct input *whole)
 }
 
 /* The yardstick, in rank 0's process: the same n and kernel on GPU 0 alone, timed as every
- * step times itself (on stream 0, the L2 flushed before each run); then CUB on the same copy. */
+ * step times itself (on stream 0, the L2 flushed before each run); then CUB on the same copy.
+ * The report names what the team's runs launch, which overwrite GPU 0's launched. */
 static bool time_alone(struct gpu *g, const struct options *o, struct input *whole,
                        struct report *report, struct timing *alone)
 {
@@ -91,8 +92,7 @@ static bool time_alone(struct gpu *g, const struct options *o, struct input *who
     whole->copies[0] = g->shard;
     for (int run = 0; run < o->warmup + o->iters; run++) {
         if (!timer_start(&g->timer)) return false;
-        CUDA_TRY(
-            reduce_on_stream(g->shard, whole->n, o->threads, &g->scratch, 0, &report->launched));
+        CUDA_TRY(reduce_on_stream(g->shard, whole->n, o->threads, &g->scratch, 0, &g->launched));
         if (!timer_stop(&g->timer, run >= o->warmup)) return false;
     }
     *alone = timer_summary(&g->timer);
@@ -120,10 +120,11 @@ static int measure(struct team *t, const struct options *o, size_t n)
     if (o->variant == DATA_GATHERED && !team_poison(t, n)) goto done;
     for (int run = 0; run < o->warmup + o->iters; run++) {
         if (!team_clock_start(t)) goto done;
-        if (!run_variant(t, n, o->threads, o->variant, &report.launched)) goto done;
+        if (!run_variant(t, n, o->threads, o->variant)) goto done;
         if (!team_clock_stop(t, run >= o->warmup)) goto done;
     }
     report.time = team_times(t, &combine);
+    if (!team_launched(t, &report.launched)) goto done;
     if (!team_total(t, o->variant, &report.result, &held)) goto done;
 
     snprintf(report.launch, sizeof report.launch,
@@ -155,10 +156,9 @@ static int check_all(struct team *t, const struct options *o, const struct devic
     while (check_next(check, &c)) {
         float total = 0;
         bool held = false;
-        struct launched launched;
         if (!team_scatter(t, c.input, c.host, c.n)) goto done;
         if (o->variant == DATA_GATHERED && !team_poison(t, c.n)) goto done;
-        if (!run_variant(t, c.n, c.threads, o->variant, &launched)) goto done;
+        if (!run_variant(t, c.n, c.threads, o->variant)) goto done;
         if (!team_total(t, o->variant, &total, &held)) goto done;
         if (held) check_record(check, &c, total, depth(c.n, t, c.threads, o->variant));
     }

@@ -1,9 +1,10 @@
 /* step15_multi_gpu: every MPI call of the step (team.h says what each function does). MPI is
- * used only when mpirun started the program: it starts one process per GPU, and hands rank
- * 0's NCCL id to the others. The collectives are the non-blocking ones, polled like team.c's
- * waits for the GPUs: a process that has stopped makes the others give up after --timeout
- * seconds instead of waiting for ever. A build without MPI (no mpicc when it was built) keeps
- * the same functions: mpi_start says how to rebuild, and the others are never reached. */
+ * used only when mpirun started the program: it starts one process per GPU, hands rank 0's
+ * NCCL id to the others, and brings each rank's kernel name to rank 0 for the report. The
+ * collectives are the non-blocking ones, polled like team.c's waits for the GPUs: a process
+ * that has stopped makes the others give up after --timeout seconds instead of waiting for
+ * ever. A build without MPI (no mpicc when it was built) keeps the same functions: mpi_start
+ * says how to rebuild, and the others are never reached. */
 #include <stdio.h>
 #include <time.h>
 
@@ -107,9 +108,19 @@ bool mpi_agree(const struct team *t, double *slowest, double *combine)
            mpi_wait(t, &requests[1], "MPI_Iallreduce");
 }
 
+/* Rank 0's own bytes are already in place at the start of `all` (MPI_IN_PLACE). */
+bool mpi_to_rank0(const struct team *t, void *all, size_t size)
+{
+    MPI_Request request;
+    const void *mine = t->process == 0 ? MPI_IN_PLACE : all;
+    MPI_TRY(MPI_Igather(mine, (int)size, MPI_BYTE, all, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD,
+                        &request));
+    return mpi_wait(t, &request, "MPI_Igather");
+}
+
 void mpi_abort(int status)
 {
-    MPI_Abort(MPI_COMM_WORLD, status);
+    MPI_OK(MPI_Abort(MPI_COMM_WORLD, status)); /* returns only if it failed */
 }
 bool mpi_finish(void)
 {
@@ -149,6 +160,12 @@ bool mpi_barrier(const struct team *t)
 bool mpi_agree(const struct team *t, double *slowest, double *combine)
 {
     (void)t, (void)slowest, (void)combine;
+    return true;
+}
+
+bool mpi_to_rank0(const struct team *t, void *all, size_t size)
+{
+    (void)t, (void)all, (void)size;
     return true;
 }
 

@@ -15,14 +15,18 @@
  *
  * No wait blocks. A GPU stuck in a collective whose partner has gone would block
  * cudaStreamSynchronize forever; instead every wait polls the stream, reads NCCL's
- * asynchronous errors between polls, and gives up after --timeout seconds. Giving up aborts
- * the communicators (ncclCommAbort), and under mpirun team_end stops every process. */
+ * asynchronous errors between polls, and gives up after --timeout seconds. The communicators
+ * are non-blocking (ncclConfig_t's blocking = 0): their set-up, which waits for every rank,
+ * and any NCCL call that answers ncclInProgress are polled the same way (nccl_settle). Giving
+ * up aborts the communicators (ncclCommAbort), and under mpirun team_end stops every
+ * process. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "launched.h"
 #include "team.h"
 
 static const double MS_PER_US = 1e-3, NS_PER_S = 1e9;
@@ -39,19 +43,27 @@ static const struct timespec POLL_PAUSE = {.tv_sec = 0, .tv_nsec = 20000};
 /* Any of these in the environment: a process that mpirun (or another MPI launcher) started. */
 static const char *const LAUNCHER_VARIABLES[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"};
 
+/* ncclInProgress is no error: a non-blocking communicator goes on in the background, and
+ * nccl_settle waits for it. */
 bool nccl_succeeded(ncclResult_t status, const char *call, const char *file, int line)
 {
-    if (status != ncclSuccess)
+    bool ok = status == ncclSuccess || status == ncclInProgress;
+    if (!ok)
         fprintf(stderr, "NCCL error at %s:%d: %s\n  in %s\n  (%s)\n", file, line,
                 ncclGetErrorString(status), call, ncclGetLastError(NULL));
-    return status == ncclSuccess;
+    return ok;
 }
 
-/* Every ncclGroupStart has its ncclGroupEnd, whatever happened between them. */
-static bool group_end(bool ok)
+/* Until every communicator of this process has done what `calls` started (set up, or
+ * enqueued on its stream), for at most --timeout seconds: with the other waits, below. */
+static bool nccl_settle(struct team *t, const char *calls);
+
+/* Every ncclGroupStart has its ncclGroupEnd, whatever happened between them; the group's
+ * `calls` are then settled before anything else is enqueued on their streams. */
+static bool group_end(struct team *t, bool ok, const char *calls)
 {
     bool ended = NCCL_OK(ncclGroupEnd());
-    return ok && ended;
+    return ok && ended && nccl_settle(t, calls);
 }
 
 /* ---- Start-up: the processes, the GPUs, NCCL ------------------------------------------- */
@@ -107,6 +119,11 @@ static int choose_mpi_gpu(struct team *t, int wanted, int visible)
     t->size = t->processes;
     t->count = 1;
     t->gpus[0] = (struct gpu){.device = visible > 1 ? local : 0, .rank = t->process};
+    if (t->processes > MAX_GPUS) {
+        fprintf(stderr, "%s: mpirun started %d processes, and each drives one GPU: at most %d\n",
+                t->program, t->processes, MAX_GPUS);
+        return EXIT_USAGE;
+    }
     if (wanted > 0 && wanted != t->processes) {
         fprintf(stderr,
                 "%s: --gpus %d, but mpirun started %d process(es), and each drives one GPU: "
@@ -168,24 +185,26 @@ static bool allow_direct_copies(struct team *t)
     return true;
 }
 
-/* One communicator per GPU: all at once in one process; under mpirun rank 0 makes NCCL's id
- * and MPI hands it to the others, as it would across machines. */
+/* One non-blocking communicator per GPU, each joining with its rank and NCCL's id: every GPU
+ * of one process in one group (what ncclCommInitAll does, which takes no config); under
+ * mpirun rank 0 makes the id and MPI hands it to the others, as it would across machines. The
+ * set-up waits for every rank: a rank that never joins makes the others give up after
+ * --timeout seconds instead of waiting for ever. */
 static bool communicators(struct team *t)
 {
-    ncclComm_t comms[MAX_GPUS];
-    int devices[MAX_GPUS];
-    if (t->mpi) {
-        ncclUniqueId id;
-        if (t->process == 0) NCCL_TRY(ncclGetUniqueId(&id));
-        if (!mpi_from_rank0(t, &id, sizeof id)) return false;
-        CUDA_TRY(cudaSetDevice(t->gpus[0].device));
-        NCCL_TRY(ncclCommInitRank(&t->gpus[0].comm, t->size, id, t->process));
-        return true;
+    ncclUniqueId id;
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    bool ok = true;
+    config.blocking = 0;
+    if (t->process == 0) NCCL_TRY(ncclGetUniqueId(&id));
+    if (t->mpi && !mpi_from_rank0(t, &id, sizeof id)) return false;
+    NCCL_TRY(ncclGroupStart());
+    for (int i = 0; ok && i < t->count; i++) {
+        struct gpu *g = &t->gpus[i];
+        ok = CUDA_OK(cudaSetDevice(g->device));
+        NCCL_IN_GROUP(ok, ncclCommInitRankConfig(&g->comm, t->size, id, g->rank, &config));
     }
-    for (int i = 0; i < t->count; i++) devices[i] = t->gpus[i].device;
-    NCCL_TRY(ncclCommInitAll(comms, t->count, devices));
-    for (int i = 0; i < t->count; i++) t->gpus[i].comm = comms[i];
-    return true;
+    return group_end(t, ok, "ncclCommInitRankConfig (NCCL's set-up)");
 }
 
 /* The report's device: K times GPU 0, which is only right if the GPUs are alike; says so
@@ -221,18 +240,19 @@ int team_open(struct team *t, const struct device_info *device, const struct opt
     return OPTIONS_RUN;
 }
 
-/* Every communicator finalized in one group: false if one fails. */
+/* Every communicator finalized in one group: false if one fails. Finalizing waits for the
+ * other ranks, so it is settled under --timeout too. */
 static bool communicators_finalize(struct team *t)
 {
     bool ok = true;
     NCCL_TRY(ncclGroupStart());
     for (int i = 0; i < t->count; i++)
         if (t->gpus[i].comm != NULL) NCCL_IN_GROUP(ok, ncclCommFinalize(t->gpus[i].comm));
-    return group_end(ok);
+    return group_end(t, ok, "ncclCommFinalize");
 }
 
 /* After an error NCCL's operations may never finish: ncclCommAbort ends them (and their
- * kernels) where ncclCommDestroy would wait for them. */
+ * kernels, and a set-up still waiting for a rank) where ncclCommDestroy would wait for them. */
 static void communicators_abort(struct team *t)
 {
     for (int i = 0; i < t->count; i++) {
@@ -241,14 +261,19 @@ static void communicators_abort(struct team *t)
     }
 }
 
-static void communicators_close(struct team *t, bool failed)
+/* false after an error, or when a communicator could not be finalized or freed. */
+static bool communicators_close(struct team *t, bool failed)
 {
-    if (failed || !communicators_finalize(t)) {
+    bool ok = !failed && communicators_finalize(t);
+    if (!ok) {
         communicators_abort(t);
-        return;
+        return false;
     }
-    for (int i = 0; i < t->count; i++)
-        if (t->gpus[i].comm != NULL) NCCL_OK(ncclCommDestroy(t->gpus[i].comm));
+    for (int i = 0; i < t->count; i++) {
+        if (t->gpus[i].comm != NULL && !NCCL_OK(ncclCommDestroy(t->gpus[i].comm))) ok = false;
+        t->gpus[i].comm = NULL;
+    }
+    return ok;
 }
 
 static void gpu_close(struct gpu *g)
@@ -265,7 +290,7 @@ static void gpu_close(struct gpu *g)
 int team_end(struct team *t, int status)
 {
     if (t->failed) status = EXIT_ENVIRONMENT;
-    communicators_close(t, status == EXIT_ENVIRONMENT);
+    if (!communicators_close(t, status == EXIT_ENVIRONMENT)) status = EXIT_ENVIRONMENT;
     if (t->mpi_started && status == EXIT_ENVIRONMENT && t->processes > 1) {
         fprintf(stderr, "%s: process %d stops every process (exit code %d)\n", t->program,
                 t->process, status);
@@ -337,6 +362,38 @@ static bool team_wait(struct team *t, const struct gpu *g)
         }
         nanosleep(&POLL_PAUSE, NULL);
     }
+}
+
+/* A non-blocking communicator answers ncclInProgress until the calls are done; then
+ * ncclSuccess, or their error. No other NCCL call, and no launch on its stream, may come
+ * before (NCCL's user guide, on non-blocking communicators). */
+static bool nccl_settle(struct team *t, const char *calls)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (int i = 0; i < t->count; i++) {
+        const struct gpu *g = &t->gpus[i];
+        ncclResult_t state = ncclSuccess;
+        if (g->comm == NULL) continue;
+        for (;;) {
+            if (!NCCL_OK(ncclCommGetAsyncError(g->comm, &state))) return team_fail(t);
+            if (state != ncclInProgress) break;
+            if (seconds_since(&start) > t->timeout_s) {
+                fprintf(stderr,
+                        "%s: %s on GPU %d has not finished after %.0f s (--timeout): a GPU or "
+                        "process it waits for has stopped or is gone. Aborting NCCL.\n",
+                        t->program, calls, g->rank, t->timeout_s);
+                return team_fail(t);
+            }
+            nanosleep(&POLL_PAUSE, NULL);
+        }
+        if (state != ncclSuccess) {
+            fprintf(stderr, "%s: NCCL reports an error on GPU %d in %s: %s\n  (%s)\n", t->program,
+                    g->rank, calls, ncclGetErrorString(state), ncclGetLastError(g->comm));
+            return team_fail(t);
+        }
+    }
+    return true;
 }
 
 /* ---- The shards: where each GPU's part of the input lies -------------------------------- */
@@ -456,7 +513,7 @@ bool team_allreduce_totals(struct team *t)
         float *total = g->scratch.total;
         NCCL_IN_GROUP(ok, ncclAllReduce(total, total, 1, ncclFloat, ncclSum, g->comm, g->stream));
     }
-    return group_end(ok) && mark_all(t, true);
+    return group_end(t, ok, "ncclAllReduce") && mark_all(t, true);
 }
 
 bool team_allreduce_arrays(struct team *t, size_t count)
@@ -469,7 +526,7 @@ bool team_allreduce_arrays(struct team *t, size_t count)
         NCCL_IN_GROUP(
             ok, ncclAllReduce(g->shard, g->summed, count, ncclFloat, ncclSum, g->comm, g->stream));
     }
-    return group_end(ok) && mark_all(t, true);
+    return group_end(t, ok, "ncclAllReduce") && mark_all(t, true);
 }
 
 /* One process: GPU 0 pulls each shard with cudaMemcpyPeerAsync on its own stream. */
@@ -500,7 +557,7 @@ static bool gather_by_nccl(struct team *t, size_t n)
     }
     if (g->rank > 0 && g->length > 0)
         NCCL_IN_GROUP(ok, ncclSend(g->shard, g->length, ncclFloat, 0, g->comm, g->stream));
-    return group_end(ok);
+    return group_end(t, ok, "ncclSend and ncclRecv");
 }
 
 /* The combine events on GPU 0 alone, around every shard's arrival there: the copies, or under
@@ -589,14 +646,40 @@ void team_print(const struct team *t, int variant, const struct report *r, struc
                               "waited least"};
     double bytes = (double)r->n * sizeof(float);
     printf("gpus       %d, %s\n", t->size,
-           t->mpi ? "one per process under mpirun (ncclCommInitRank)"
-                  : "all driven by one process (ncclCommInitAll)");
+           t->mpi ? "one per process under mpirun (ncclCommInitRankConfig in each)"
+                  : "all driven by one process (ncclCommInitRankConfig for each, in one group)");
     printf("combine    %.1f us median: %s\n", combine.median_ms / MS_PER_US, combines[variant]);
     if (alone.runs == 0) return;
     printf("one GPU    %.4f ms median, %.1f GB/s: the same n, the same kernel, on GPU 0 alone\n",
            alone.median_ms, effective_gb_per_s(bytes, alone.median_ms));
     printf("speed-up   %.2fx over one GPU, with %d GPU(s)\n", alone.median_ms / r->time.median_ms,
            t->size);
+}
+
+/* A GPU's kernel and finish as bytes that MPI can carry to rank 0. */
+struct launched_names {
+    char kernel[LAUNCHED_NAME_BYTES], finish[LAUNCHED_NAME_BYTES];
+};
+
+bool team_launched(struct team *t, struct launched *launched)
+{
+    struct launched_names names[MAX_GPUS] = {0}; /* by rank; under mpirun this process's first */
+    const char *kernels[MAX_GPUS], *finishes[MAX_GPUS];
+    for (int i = 0; i < t->count; i++) {
+        const struct launched *l = &t->gpus[i].launched;
+        snprintf(names[i].kernel, sizeof names[i].kernel, "%s", l->kernel ? l->kernel : "");
+        snprintf(names[i].finish, sizeof names[i].finish, "%s", l->finish ? l->finish : "");
+    }
+    if (t->mpi && !mpi_to_rank0(t, names, sizeof names[0])) return false;
+    for (int rank = 0; rank < t->size; rank++) {
+        kernels[rank] = names[rank].kernel;
+        finishes[rank] = names[rank].finish;
+    }
+    launched->kernel = launched_by_every_gpu(kernels, t->size, ",", t->kernels, sizeof t->kernels);
+    /* ";" between finishes: the CSV quotes the kernel column, not the finish column */
+    launched->finish = launched_by_every_gpu(finishes, t->size, ";", t->finishes,
+                                             sizeof t->finishes);
+    return true;
 }
 
 bool team_total(struct team *t, int variant, float *total, bool *held)

@@ -10,6 +10,10 @@
 #include "toolbox.h"
 
 enum { MAX_GPUS = 64 };
+/* The report's kernel and finish: each GPU's name, then the list of all of them when they
+ * differ ("mixed: GPU 0 A, GPU 1 B", launched.h): 16 bytes hold "mixed:", and a GPU's
+ * " GPU 63" and separator. */
+enum { LAUNCHED_NAME_BYTES = 96, LAUNCHED_TEXT_BYTES = 16 + MAX_GPUS * (LAUNCHED_NAME_BYTES + 16) };
 /* How long any wait for the other GPUs or processes may last (--timeout S): long enough for
  * the slowest legitimate wait (a process building 2^32 floats while the others wait for it). */
 enum { DEFAULT_TIMEOUT_S = 60, MAX_TIMEOUT_S = 3600 };
@@ -17,7 +21,8 @@ enum { DEFAULT_TIMEOUT_S = 60, MAX_TIMEOUT_S = 3600 };
  * gather: copied to GPU 0 first; elementwise: the shards added into one by NCCL first). */
 enum { DATA_LOCAL, DATA_GATHERED, DATA_SUMMED_ELEMENTWISE };
 
-/* A failed NCCL call prints where, what and why; the caller unwinds (exit code 3). */
+/* A failed NCCL call prints where, what and why; the caller unwinds (exit code 3).
+ * ncclInProgress is no failure: the communicators are non-blocking, and team.c waits for it. */
 bool nccl_succeeded(ncclResult_t status, const char *call, const char *file, int line);
 #define NCCL_OK(call) nccl_succeeded((call), #call, __FILE__, __LINE__)
 
@@ -35,6 +40,7 @@ struct gpu {
     float *shard;         /* rank 0: the whole input, its own shard first */
     float *summed;        /* elementwise: the sums of the shards, element by element */
     struct scratch scratch;
+    struct launched launched; /* what its latest run launched ({NULL, NULL}: nothing) */
 };
 
 struct team {
@@ -50,6 +56,7 @@ struct team {
     struct device_info together;   /* K times GPU 0: the report's device line */
     struct timer slowest, combine; /* per run: the slowest GPU; the combine (team.c says how) */
     struct gpu gpus[MAX_GPUS];
+    char kernels[LAUNCHED_TEXT_BYTES], finishes[LAUNCHED_TEXT_BYTES]; /* team_launched's */
 };
 
 /* processes.c: MPI, under mpirun. Each says what failed and gives false. The collectives wait
@@ -60,6 +67,8 @@ bool mpi_from_rank0(const struct team *team, void *bytes, size_t size); /* rank 
 bool mpi_barrier(const struct team *team);
 /* the largest slowest, the smallest combine */
 bool mpi_agree(const struct team *team, double *slowest, double *combine);
+/* Every process's first `size` bytes of `all`, into rank 0's `all` in rank order. */
+bool mpi_to_rank0(const struct team *team, void *all, size_t size);
 void mpi_abort(int status); /* stops every process */
 bool mpi_finish(void);      /* MPI_Finalize */
 
@@ -112,6 +121,10 @@ struct timing team_times(struct team *team, struct timing *combine);
  * this process timed it: alone.runs > 0) and the speed-up over it. */
 void team_print(const struct team *team, int variant, const struct report *report,
                 struct timing combine, struct timing alone);
+/* The report's kernel and finish: every GPU's latest run's, the one name when they agree, else
+ * "mixed: GPU 0 A, GPU 1 B, ..." (under mpirun each process's, gathered to rank 0). The
+ * texts are the team's own. Under mpirun every process calls it at the same point. */
+bool team_launched(struct team *team, struct launched *launched);
 /* Waits (bounded) for every GPU of this process, then reads the total back from every one
  * that holds it: all of them, or GPU 0 alone (gather). *held false: this process holds none.
  * GPUs that disagree make it NaN. */

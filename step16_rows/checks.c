@@ -1,5 +1,6 @@
 /* step16_rows: --check. Every shape class through every kernel and both element types, every
- * row's sum against the host's:
+ * row's sum against the host's, the sums set to NaN before every case (a row never written
+ * fails) and split's words and tickets required 0 again after it:
  * - rows and columns from 0, 1, primes and 2^k - 1, 2^k, 2^k + 1 around every threshold of the
  *   chooser and of the kernels' passes, combined up to CHECK_GRID_ELEMENTS elements, and a
  *   few extreme shapes (2^20 x 1, one row of 2^25 + 1);
@@ -40,12 +41,12 @@ struct checker {
     const struct options *options;
     void *input; /* room for CHECK_LARGEST_ELEMENTS floats past up to one vector */
     float *sums, *host_sums, *previous;
-    unsigned long long *tagged_sums;
-    unsigned *tickets;
+    unsigned long long *tagged_sums, *host_words;
+    unsigned *tickets, *host_tickets;
     int kernel, type;  /* -1: every one */
     unsigned sm_count; /* the GPU's, for auto's pick */
     long cases, failures;
-    char first_failure[512];
+    char first_failure[640];
 };
 
 /* Blocks of the split kernel for the largest case: one 64 KiB chunk per block at most, and a
@@ -60,7 +61,10 @@ static bool checker_create(struct checker *c)
     size_t words = most_split_blocks();
     c->host_sums = malloc(CHECK_MOST_ROWS * sizeof(float));
     c->previous = malloc(CHECK_MOST_ROWS * sizeof(float));
-    if (c->host_sums == NULL || c->previous == NULL) {
+    c->host_words = malloc(words * sizeof(unsigned long long));
+    c->host_tickets = malloc(CHECK_MOST_ROWS * sizeof(unsigned));
+    if (c->host_sums == NULL || c->previous == NULL || c->host_words == NULL ||
+        c->host_tickets == NULL) {
         fprintf(stderr, "step16 --check: not enough host memory\n");
         return false;
     }
@@ -80,12 +84,44 @@ static void checker_free(struct checker *c)
     CUDA_OK(cudaFree(c->tickets));
     free(c->host_sums);
     free(c->previous);
+    free(c->host_words);
+    free(c->host_tickets);
 }
 
 static void record(struct checker *c, const char *what)
 {
     if (c->failures++ == 0) snprintf(c->first_failure, sizeof c->first_failure, "%s", what);
     if (c->failures <= PRINTED) printf("FAILED %s\n", what);
+}
+
+/* One launch into row sums poisoned first (a NaN in every row: a row the kernel never writes
+ * keeps it), its sums into host_sums. false: a CUDA error. */
+static bool launch_once(struct checker *c, const void *at, const struct matrix *m,
+                        const struct rows_launch *l)
+{
+    size_t bytes = m->shape.rows * sizeof(float);
+    return outputs_poison(c->sums, bytes) &&
+           CUDA_OK(rows_reduce(at, m->type, m->shape, l, c->sums, c->tagged_sums, c->tickets, 0)) &&
+           CUDA_OK(cudaMemcpy(c->host_sums, c->sums, bytes, cudaMemcpyDeviceToHost));
+}
+
+/* split's words and tickets, which its finish reads, cannot be poisoned: each launch must
+ * leave them 0 for the next. *clean: whether it did; if not they are zeroed again, so that the
+ * next case is judged on its own. false: a CUDA error. */
+static bool split_left_zeros(struct checker *c, const struct rows_launch *l, size_t rows,
+                             bool *clean)
+{
+    size_t word_bytes = l->blocks * sizeof(unsigned long long),
+           ticket_bytes = rows * sizeof(unsigned);
+    *clean = true;
+    if (l->kernel != KERNEL_SPLIT) return true;
+    CUDA_TRY(cudaMemcpy(c->host_words, c->tagged_sums, word_bytes, cudaMemcpyDeviceToHost));
+    CUDA_TRY(cudaMemcpy(c->host_tickets, c->tickets, ticket_bytes, cudaMemcpyDeviceToHost));
+    for (size_t b = 0; *clean && b < l->blocks; b++) *clean = c->host_words[b] == 0;
+    for (size_t r = 0; *clean && r < rows; r++) *clean = c->host_tickets[r] == 0;
+    if (*clean) return true;
+    CUDA_TRY(cudaMemset(c->tagged_sums, 0, word_bytes));
+    return CUDA_OK(cudaMemset(c->tickets, 0, ticket_bytes));
 }
 
 /* One data set on the device, `offset` elements past a 16-byte boundary, through every chosen
@@ -105,25 +141,23 @@ static bool run_set(struct checker *c, const struct matrix *m, size_t offset, co
         struct rows_launch l = launch_plan((enum rows_kernel)k, s, m->type, c->sm_count);
         unsigned depth = launch_depth(&l, s, m->type);
         for (int r = 0; ok && r < repeats; r++) {
-            char what[256], line[512];
-            ok = CUDA_OK(rows_reduce(at, m->type, s, &l, c->sums, c->tagged_sums, c->tickets, 0)) &&
-                 CUDA_OK(cudaMemcpy(c->host_sums, c->sums, s.rows * sizeof(float),
-                                    cudaMemcpyDeviceToHost));
+            char what[256], verdict[320], line[sizeof c->first_failure];
+            bool clean = true;
+            ok = launch_once(c, at, m, &l) && split_left_zeros(c, &l, s.rows, &clean);
             if (!ok) break;
             struct rows_verdict v = rows_judge(references, s.rows, c->host_sums, depth);
             bool same = r == 0 || memcmp(c->host_sums, c->previous, s.rows * sizeof(float)) == 0;
             memcpy(c->previous, c->host_sums, s.rows * sizeof(float));
             c->cases++;
-            if (v.wrong == 0 && same) continue;
+            if (verdict_correct(&v) && same && clean) continue;
             snprintf(what, sizeof what, "%zu x %zu %s, %s, offset %zu, --kernel %s (%s):", s.rows,
                      s.cols, element_name(m->type), data, offset, kernel_name((enum rows_kernel)k),
                      kernel_name(l.kernel));
-            if (v.wrong > 0)
-                snprintf(line, sizeof line,
-                         "%s %zu rows wrong; the first, row %zu: got %.9g, expected %.17g", what,
-                         v.wrong, v.first_wrong, v.got, v.expected);
-            else
-                snprintf(line, sizeof line, "%s a repeated run gave other bits", what);
+            verdict_describe(&v, verdict, sizeof verdict);
+            snprintf(line, sizeof line, "%s %s", what,
+                     !verdict_correct(&v) ? verdict
+                     : !clean ? "split left a block sum or a ticket nonzero for the next launch"
+                              : "a repeated run gave other bits");
             record(c, line);
         }
     }

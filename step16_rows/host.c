@@ -1,13 +1,14 @@
 /* step16_rows: the program.
  * It reads top to bottom like the other steps: the options, the data, device memory, the
  * launches, the check, the time, the report. What is new is the shape: a rows x cols matrix
- * and a sum per row. plan.c chooses the kernel and its grid, matrix.c holds the data and
- * judges every row, report.c prints the report, checks.c runs --check's shapes, the kernels
- * are in reduce.cu and CUB's segmented sum in segmented.cu. A call that fails has said why:
- * the program frees what it holds and exits 3. */
+ * and a sum per row. plan.c chooses the kernel and its grid, plans the memory and judges every
+ * row (the step's and CUB's), matrix.c holds the data, report.c prints the report, checks.c
+ * runs --check's shapes, the kernels are in reduce.cu and CUB's segmented sum in segmented.cu.
+ * A call that fails has said why: the program frees what it holds and exits 3. */
 #include <string.h>
 
 #include "checks.h"
+#include "cub_sums.h"
 #include "matrix.h"
 #include "reduce.h"
 #include "report.h"
@@ -97,25 +98,24 @@ static int choose(const struct options *o, struct choice *c)
     return OPTIONS_RUN;
 }
 
-/* Device memory beside the matrix: the row sums (ours and CUB's), and for split a 64-bit word
- * per block and a ticket per row, zeroed once here; each launch leaves them zeroed. */
+/* Device memory beside the matrix (plan.h's rows_buffer_bytes): the row sums, ours and CUB's,
+ * and for split a 64-bit word per block and a ticket per row, zeroed once here; each launch
+ * leaves them zeroed. */
 struct buffers {
     float *sums, *cub_sums;
     unsigned long long *tagged_sums;
     unsigned *tickets;
 };
 
-static bool buffers_create(struct buffers *b, struct matrix_shape s, const struct rows_launch *l)
+static bool buffers_create(struct buffers *b, const struct rows_buffer_bytes *bytes, bool cub)
 {
-    size_t words = l->kernel == KERNEL_SPLIT ? l->blocks : 0,
-           tickets = l->kernel == KERNEL_SPLIT ? s.rows : 0;
-    /* one more of each: cudaMalloc(0) would give NULL */
-    CUDA_TRY(cudaMalloc((void **)&b->sums, (s.rows + 1) * sizeof(float)));
-    CUDA_TRY(cudaMalloc((void **)&b->cub_sums, (s.rows + 1) * sizeof(float)));
-    CUDA_TRY(cudaMalloc((void **)&b->tagged_sums, (words + 1) * sizeof(unsigned long long)));
-    CUDA_TRY(cudaMalloc((void **)&b->tickets, (tickets + 1) * sizeof(unsigned)));
-    CUDA_TRY(cudaMemset(b->tagged_sums, 0, (words + 1) * sizeof(unsigned long long)));
-    return CUDA_OK(cudaMemset(b->tickets, 0, (tickets + 1) * sizeof(unsigned)));
+    CUDA_TRY(cudaMalloc((void **)&b->sums, bytes->sums));
+    if (cub) CUDA_TRY(cudaMalloc((void **)&b->cub_sums, bytes->sums));
+    if (bytes->tagged_sums == 0) return true; /* not split: the kernel never touches them */
+    CUDA_TRY(cudaMalloc((void **)&b->tagged_sums, bytes->tagged_sums));
+    CUDA_TRY(cudaMalloc((void **)&b->tickets, bytes->tickets));
+    CUDA_TRY(cudaMemset(b->tagged_sums, 0, bytes->tagged_sums));
+    return CUDA_OK(cudaMemset(b->tickets, 0, bytes->tickets));
 }
 
 static void buffers_free(struct buffers *b)
@@ -126,37 +126,41 @@ static void buffers_free(struct buffers *b)
     CUDA_OK(cudaFree(b->tickets));
 }
 
-/* cub::DeviceSegmentedReduce over the same copies, timed the same way. */
-static bool cub_segmented_time(const struct options *o, const struct matrix *mx,
-                               struct timer *timer, float *out, struct timing *timing)
+/* How many copies of the matrix fit beside the buffers and CUB's storage, planned from the
+ * memory free before any of them is allocated (the timer's scratch is already taken); 0 after
+ * saying what the run needs. */
+static int copies_planned(const struct options *o, const struct device_info *device,
+                          const struct matrix *mx, const struct rows_launch *l)
 {
-    size_t temp_bytes = 0;
-    void *temp = NULL;
-    bool ok = CUDA_OK(cub_rows_sum(NULL, &temp_bytes, mx->copies[0], mx->type, mx->shape, out, 0));
-    ok = ok && CUDA_OK(cudaMalloc(&temp, temp_bytes + VECTOR_BYTES)); /* never NULL */
-    for (int run = 0; ok && run < o->warmup + o->iters; run++)
-        ok = timer_start(timer) &&
-             CUDA_OK(cub_rows_sum(temp, &temp_bytes, mx->copies[run % mx->count], mx->type,
-                                  mx->shape, out, 0)) &&
-             timer_stop(timer, run >= o->warmup);
-    *timing = timer_summary(timer);
-    if (temp != NULL) ok = CUDA_OK(cudaFree(temp)) && ok;
-    return ok;
+    size_t copy_bytes = mx->shape.rows * mx->shape.cols * element_bytes(mx->type);
+    size_t cub_bytes = 0, free_bytes = 0, total_bytes = 0;
+    if (!cub_storage_bytes(o, mx, &cub_bytes)) return 0;
+    if (!CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes))) return 0;
+    struct memory_fixed fixed = rows_fixed_memory(mx->shape, l, o->cub, cub_bytes);
+    struct memory_plan plan = memory_plan_make(fixed.bytes, copy_bytes > 0 ? copy_bytes : 1,
+                                               free_bytes, o->buffers);
+    if (plan.copies == 0) memory_plan_explain(&plan, "the matrix", fixed.names, device->name);
+    return plan.copies;
 }
 
-/* CUB's flat sum of the same floats, through common/timing.cu's cub_time on a view of the
- * copies (bf16 has no float copies: not measured). */
-static bool cub_flat_time(const struct options *o, const struct matrix *mx, struct timer *timer,
-                          struct timing *timing)
+/* The step's timed runs, each into row sums poisoned before it (outside the timed region), so
+ * that a row the kernel never wrote reads as NaN; the last run's sums into `sums`. */
+static bool step_time(const struct options *o, const struct matrix *mx, struct rows_run *run,
+                      struct buffers *b, struct timer *timer, float *sums)
 {
-    struct input view = {.n = mx->shape.rows * mx->shape.cols, .count = mx->count};
-    if (mx->type != ELEMENT_FLOAT) return true;
-    for (int c = 0; c < mx->count; c++) view.copies[c] = mx->copies[c];
-    return cub_time(&view, o, timer, timing, NULL);
+    size_t bytes = mx->shape.rows * sizeof(float);
+    for (int r = 0; r < o->warmup + o->iters; r++)
+        if (!outputs_poison(b->sums, bytes) || !timer_start(timer) ||
+            !CUDA_OK(rows_reduce(mx->copies[r % mx->count], mx->type, mx->shape, &run->launch,
+                                 b->sums, b->tagged_sums, b->tickets, 0)) ||
+            !timer_stop(timer, r >= o->warmup))
+            return false;
+    run->time = timer_summary(timer);
+    return CUDA_OK(cudaMemcpy(sums, b->sums, bytes, cudaMemcpyDeviceToHost));
 }
 
-/* The run: the launch plan, device memory, the data, timed runs (then CUB's on the same
- * copies), every row checked against the host's sum, and the report. */
+/* The run: the launch plan, the data, device memory as planned, timed runs (then CUB's on the
+ * same copies), every row of each checked against the host's sum, and the report. */
 static int measure(const struct options *o, const struct device_info *device,
                    const struct choice *c)
 {
@@ -164,40 +168,34 @@ static int measure(const struct options *o, const struct device_info *device,
     struct matrix mx = {0};
     struct timer timer = {0};
     struct buffers buffers = {0};
-    float *sums = malloc((c->shape.rows + 1) * sizeof *sums);
+    float *sums = malloc((c->shape.rows + 1) * sizeof *sums),
+          *cub_sums = malloc((c->shape.rows + 1) * sizeof *cub_sums), flat_total = 0;
     struct reference *references = NULL;
-    int status = EXIT_ENVIRONMENT;
+    struct rows_buffer_bytes bytes;
+    int status = EXIT_ENVIRONMENT, copies;
 
     run.launch = launch_plan(c->kernel, c->shape, c->type, (unsigned)device->sm_count);
-    if (sums == NULL) goto done;
-    if (!buffers_create(&buffers, c->shape, &run.launch)) goto done;
+    bytes = rows_buffer_bytes(c->shape, &run.launch);
+    if (sums == NULL || cub_sums == NULL) goto done;
     if (!timer_make(&timer, device, o)) goto done;
     if (!matrix_fill(&mx, c->shape, c->type, FILL_PATTERN, &o->pattern, o->seed)) goto done;
-    if (!matrix_upload(&mx, o->buffers, device)) goto done;
-    for (int r = 0; r < o->warmup + o->iters; r++) {
-        if (!timer_start(&timer)) goto done;
-        if (!CUDA_OK(rows_reduce(mx.copies[r % mx.count], c->type, c->shape, &run.launch,
-                                 buffers.sums, buffers.tagged_sums, buffers.tickets, 0)))
-            goto done;
-        if (!timer_stop(&timer, r >= o->warmup)) goto done;
-    }
-    run.time = timer_summary(&timer);
-    if (!CUDA_OK(
-            cudaMemcpy(sums, buffers.sums, c->shape.rows * sizeof *sums, cudaMemcpyDeviceToHost)))
+    if ((copies = copies_planned(o, device, &mx, &run.launch)) == 0) goto done;
+    if (!buffers_create(&buffers, &bytes, o->cub)) goto done;
+    if (!matrix_upload(&mx, copies)) goto done;
+    if (!step_time(o, &mx, &run, &buffers, &timer, sums)) goto done;
+    if (o->cub && !cub_segmented_time(o, &mx, &timer, buffers.cub_sums, &run.cub, cub_sums))
         goto done;
-    if (o->cub && !cub_segmented_time(o, &mx, &timer, buffers.cub_sums, &run.cub)) goto done;
-    if (o->cub && !cub_flat_time(o, &mx, &timer, &run.flat)) goto done;
-
     if ((references = rows_references(&mx)) == NULL) goto done;
-    run.depth = launch_depth(&run.launch, c->shape, c->type); /* the error bound's (plan.c) */
-    run.verdict = rows_judge(references, c->shape.rows, sums, run.depth);
+    if (o->cub && !cub_flat_time(o, &mx, references, &timer, &run.flat, &flat_total)) goto done;
+    rows_run_judge(&run, references, sums, cub_sums, flat_total, (unsigned)device->sm_count);
     rows_report(&STEP, o, device, &run);
-    status = run.verdict.wrong == 0 ? EXIT_CORRECT : EXIT_WRONG;
+    status = rows_run_correct(&run) ? EXIT_CORRECT : EXIT_WRONG;
 done:
     buffers_free(&buffers);
     timer_free(&timer);
     matrix_free(&mx);
     free(sums);
+    free(cub_sums);
     free(references);
     return status;
 }

@@ -1,5 +1,6 @@
 /* step16_rows: the matrix on the host (its values, and the bf16 patterns of them), its copies
- * on the device, and the verdict on every row's sum. Plain C for host.c and checks.c. */
+ * on the device, and every row's reference sum. Plain C for host.c and checks.c; the verdict
+ * on the rows' sums is plan.h's. */
 #ifndef STEP_MATRIX_H
 #define STEP_MATRIX_H
 
@@ -25,23 +26,15 @@ struct matrix {
 /* The host arrays, filled; false after saying why (not enough memory). */
 bool matrix_fill(struct matrix *m, struct matrix_shape shape, enum element_type type,
                  enum fill fill, const struct pattern *pattern, uint64_t seed);
-/* Up to `buffers` device copies (at least one), fewer when memory runs short; false after
- * saying why (a CUDA error, or not even one copy fits). */
-bool matrix_upload(struct matrix *m, int buffers, const struct device_info *device);
+/* `copies` device copies of the elements, as many as the memory plan found room for (host.c);
+ * false after saying why (a CUDA error). */
+bool matrix_upload(struct matrix *m, int copies);
 void matrix_free(struct matrix *m);
 
 /* Every row's reference sum (verify.c), computed once per data set; NULL after saying why. */
 struct reference *rows_references(const struct matrix *m);
 
-/* Every row's sum against its reference: exact where the row is integers summing to at most
- * 2^24, within error_bound(depth) otherwise (docs/verification.md). */
-struct rows_verdict {
-    size_t rows, wrong, first_wrong; /* first_wrong: valid when wrong > 0 */
-    float got;                       /* the first wrong row's sum, and its expected value */
-    double expected, worst_error, bound_of_worst;
-    bool all_exact; /* every row had to be exact */
-};
-struct rows_verdict rows_judge(const struct reference *references, size_t rows, const float *sums,
-                               unsigned depth);
+/* The reference of all the elements, for CUB's flat sum: the rows' references added. */
+struct reference whole_reference(const struct reference *references, size_t rows, size_t n);
 
 #endif

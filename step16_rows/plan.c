@@ -1,5 +1,6 @@
-/* step16_rows: the chooser and the launch shapes (plan.h), in plain C for the host and the
- * tests. */
+/* step16_rows: the chooser, the launch shapes, their depth and memory, and the verdict
+ * (plan.h), in plain C for the host and the tests. */
+#include <math.h>
 #include <string.h>
 
 #include "plan.h"
@@ -119,19 +120,138 @@ struct rows_launch launch_plan(enum rows_kernel kernel, struct matrix_shape shap
     return launch;
 }
 
+/* The additions a vector's sum goes through inside the thread with the most vectors (thread 0)
+ * of the `threads` that share `vectors` vectors: its head and tail element, its first pass of
+ * `count` vectors and, for a longer row, strided_sum's passes in partial sums of
+ * passes_per_partial passes each, the partials added in a row, and that sum added last. */
+static size_t thread_chain(size_t vectors, size_t threads, unsigned count)
+{
+    enum { EDGE_ADDS = 2 }; /* a thread's head element and its tail element */
+    size_t first_pass = threads * count;
+    if (vectors <= first_pass) return divide_up(vectors, threads) + EDGE_ADDS;
+    size_t passes = divide_up(vectors - first_pass, first_pass);
+    size_t group = passes_per_partial(passes, count);
+    return count + EDGE_ADDS + group * count + divide_up(passes, group) + 1;
+}
+
 unsigned launch_depth(const struct rows_launch *launch, struct matrix_shape shape,
                       enum element_type type)
 {
-    enum { EDGE_ADDS = 2 }; /* a thread's head element and its tail element */
     size_t per_vector = elements_per_vector(type), vectors = most_vectors(shape.cols, per_vector);
-    size_t threads_per_row = launch->kernel == KERNEL_WARP ? launch->lanes_per_row
-                                                           : launch->threads;
-    size_t per_block = launch->kernel == KERNEL_SPLIT && vectors > SPLIT_CHUNK_VECTORS
-                           ? SPLIT_CHUNK_VECTORS
-                           : vectors;
-    size_t own = divide_up(per_block, threads_per_row) + tree_levels(per_vector) + EDGE_ADDS +
-                 (launch->kernel == KERNEL_WARP ? tree_levels(launch->lanes_per_row)
-                                                : 2 * WARP_LEVELS);
-    if (launch->kernel != KERNEL_SPLIT) return (unsigned)own;
-    return (unsigned)(own + divide_up(launch->blocks_per_row, SPLIT_THREADS) + 2 * WARP_LEVELS);
+    size_t chain;
+    switch (launch->kernel) {
+    case KERNEL_WARP:
+        chain = thread_chain(vectors, launch->lanes_per_row, WARP_VECTORS_PER_LANE) +
+                tree_levels(launch->lanes_per_row);
+        break;
+    case KERNEL_BLOCK:
+        chain = thread_chain(vectors, launch->threads, BLOCK_VECTORS_PER_THREAD) + 2 * WARP_LEVELS;
+        break;
+    default: /* a chunk per block, then the gatherer's walk over the row's block sums */
+        chain = thread_chain(vectors < SPLIT_CHUNK_VECTORS ? vectors : SPLIT_CHUNK_VECTORS,
+                             SPLIT_THREADS, SPLIT_VECTORS_PER_THREAD) +
+                2 * WARP_LEVELS + divide_up(launch->blocks_per_row, SPLIT_THREADS) +
+                2 * WARP_LEVELS;
+        break;
+    }
+    return (unsigned)(chain + tree_levels(per_vector));
+}
+
+/* A block's items in a row, then its reduction (plan.h). */
+static size_t cub_block_chain(size_t items)
+{
+    return divide_up(items, CUB_LEAST_THREADS) + CUB_MOST_ITEMS_PER_THREAD + WARP_LEVELS +
+           WARP_SIZE;
+}
+
+unsigned cub_rows_depth(size_t cols)
+{
+    return (unsigned)cub_block_chain(cols);
+}
+
+unsigned cub_flat_depth(size_t n, unsigned sm_count)
+{
+    size_t blocks_most = divide_up(n, CUB_LEAST_TILE_ITEMS);
+    return (unsigned)(cub_block_chain(divide_up(n, sm_count > 0 ? sm_count : 1)) +
+                      cub_block_chain(blocks_most));
+}
+
+struct rows_buffer_bytes rows_buffer_bytes(struct matrix_shape shape,
+                                           const struct rows_launch *launch)
+{
+    bool split = launch->kernel == KERNEL_SPLIT;
+    struct rows_buffer_bytes b = {(shape.rows + 1) * sizeof(float), 0, 0};
+    if (split) {
+        b.tagged_sums = (launch->blocks + 1) * sizeof(unsigned long long);
+        b.tickets = (shape.rows + 1) * sizeof(unsigned);
+    }
+    return b;
+}
+
+struct memory_fixed rows_fixed_memory(struct matrix_shape shape, const struct rows_launch *launch,
+                                      bool cub, size_t cub_temp_bytes)
+{
+    struct rows_buffer_bytes b = rows_buffer_bytes(shape, launch);
+    struct memory_fixed fixed = {0, ""};
+    memory_fixed_add(&fixed, b.sums, "the row sums");
+    if (b.tagged_sums > 0) memory_fixed_add(&fixed, b.tagged_sums, "split's block sums");
+    if (b.tickets > 0) memory_fixed_add(&fixed, b.tickets, "split's tickets");
+    if (cub) {
+        memory_fixed_add(&fixed, b.sums, "CUB's row sums");
+        memory_fixed_add(&fixed, cub_temp_bytes, "CUB's temporary storage");
+    }
+    return fixed;
+}
+
+/* The row the verdict names: its sum, reference, bound and sum|x|. */
+static void name_row(struct rows_verdict *v, size_t row, float got,
+                     const struct reference *reference, double bound)
+{
+    v->first = row;
+    v->got = got;
+    v->expected = reference->sum;
+    v->bound = bound;
+    v->abs_sum = reference->abs_sum;
+}
+
+struct rows_verdict rows_judge(const struct reference *references, size_t rows, const float *sums,
+                               unsigned depth)
+{
+    struct rows_verdict v = {.rows = rows, .all_exact = true};
+    for (size_t r = 0; r < rows; r++) {
+        const struct reference *reference = &references[r];
+        double bound = error_bound(reference, depth),
+               error = fabs((double)sums[r] - reference->sum);
+        bool judged = bound_judges(reference, bound);
+        v.all_exact = v.all_exact && bound == 0;
+        if (!isfinite(sums[r]) || (judged && !result_within(sums[r], reference, bound))) {
+            if (v.wrong++ == 0) name_row(&v, r, sums[r], reference, bound);
+        } else if (!judged) {
+            if (v.unjudged++ == 0 && v.wrong == 0) name_row(&v, r, sums[r], reference, bound);
+        }
+        if (r == 0 || !(error <= v.worst_error)) {
+            v.worst_error = error;
+            v.bound_of_worst = bound;
+        }
+    }
+    return v;
+}
+
+bool verdict_correct(const struct rows_verdict *v)
+{
+    return v->wrong == 0 && v->unjudged == 0;
+}
+
+void verdict_describe(const struct rows_verdict *v, char *text, size_t size)
+{
+    if (v->wrong > 0)
+        snprintf(text, size, "%zu of %zu rows WRONG; the first, row %zu: got %.9g, expected %.17g",
+                 v->wrong, v->rows, v->first, v->got, v->expected);
+    else if (v->unjudged > 0)
+        snprintf(text, size,
+                 "%zu of %zu rows cannot be judged; the first, row %zu: got %.9g, expected %.17g, "
+                 "but its bound %.9g is not below its sum|x| %.9g and would pass 0",
+                 v->unjudged, v->rows, v->first, v->got, v->expected, v->bound, v->abs_sum);
+    else
+        snprintf(text, size, "%s", "");
 }

@@ -1,8 +1,10 @@
 /* step16_rows: the shape of a launch, shared by host.c, reduce.cu and the host tests.
- * Which kernel a shape gets (the chooser), how many blocks each kernel launches, and how one
- * row falls into 16-byte vectors: plain functions of plain numbers, so that the tests can
- * check every shape class on a machine without a GPU. The index arithmetic that the kernels
- * run on the GPU is the inline functions at the end, compiled by both compilers. */
+ * Which kernel a shape gets (the chooser), how many blocks each kernel launches, how long its
+ * chains of additions are, what it needs in device memory beside the matrix, the verdict on
+ * every row's sum, and how one row falls into 16-byte vectors: plain functions of plain
+ * numbers, so that the tests can check every shape class on a machine without a GPU. The
+ * index arithmetic that the kernels run on the GPU is the inline functions at the end,
+ * compiled by both compilers. */
 #ifndef STEP_PLAN_H
 #define STEP_PLAN_H
 
@@ -105,6 +107,60 @@ struct rows_launch launch_plan(enum rows_kernel kernel, struct matrix_shape shap
 unsigned launch_depth(const struct rows_launch *launch, struct matrix_shape shape,
                       enum element_type type);
 
+/* ---- CUB's sums, checked as the step's are ---------------------------------------------- */
+
+/* CUB's order of additions, as CUDA 13.0's cub/device/dispatch/tuning/tuning_reduce.cuh and
+ * dispatch_reduce.cuh set it, for the bound on CUB's sums: a segment (a row, or one block's
+ * even share of the flat sum) goes to a block of at least CUB_LEAST_THREADS threads, each of
+ * which adds its items in a row, at most CUB_MOST_ITEMS_PER_THREAD from each tile; then the
+ * block's reduction: shuffles over WARP_LEVELS levels and at most WARP_SIZE warp sums in a
+ * row. The flat sum shares its tiles, of CUB_LEAST_TILE_ITEMS or more, among at least a
+ * block per SM (or a block per tile), and one block adds those blocks' sums. */
+enum { CUB_LEAST_THREADS = 256, CUB_MOST_ITEMS_PER_THREAD = 20, CUB_LEAST_TILE_ITEMS = 4096 };
+/* The depth of cub::DeviceSegmentedReduce's sum of a row of `cols`, and of
+ * cub::DeviceReduce::Sum's of n elements on a GPU of `sm_count` SMs. */
+unsigned cub_rows_depth(size_t cols);
+unsigned cub_flat_depth(size_t n, unsigned sm_count);
+
+/* ---- device memory beside the matrix ------------------------------------------------------ */
+
+struct memory_fixed; /* toolbox.h */
+
+/* What a run allocates once: the row sums; for split a 64-bit word per block and a ticket per
+ * row; with CUB its own row sums and its temporary storage. One element more of each:
+ * cudaMalloc(0) would give NULL. */
+struct rows_buffer_bytes {
+    size_t sums, tagged_sums, tickets; /* 0: not allocated */
+};
+struct rows_buffer_bytes rows_buffer_bytes(struct matrix_shape shape,
+                                           const struct rows_launch *launch);
+/* All of them, each in whole granules, named for the message when the matrix does not fit
+ * beside them (memory.c); cub_temp_bytes: CUB's storage, false cub: none of CUB's. */
+struct memory_fixed rows_fixed_memory(struct matrix_shape shape, const struct rows_launch *launch,
+                                      bool cub, size_t cub_temp_bytes);
+
+/* ---- the verdict: every row's sum against its reference (docs/verification.md) ---------- */
+
+struct reference; /* toolbox.h */
+/* A row is judged exactly where its elements are integers summing to at most 2^24, within
+ * error_bound(depth) otherwise. A sum that is not finite is wrong whatever the bound: a row
+ * never written holds the NaN its sums were poisoned with. A bound of sum|x| or more would
+ * pass any sum, 0 included: that row cannot be judged, and is never counted right. */
+struct rows_verdict {
+    size_t rows, wrong, unjudged;
+    size_t first; /* the first wrong row, or else the first unjudged one; valid when either */
+    float got;    /* that row's sum; its reference sum, bound and sum|x| */
+    double expected, bound, abs_sum;
+    double worst_error, bound_of_worst;
+    bool all_exact; /* every row had to be exact */
+};
+struct rows_verdict rows_judge(const struct reference *references, size_t rows, const float *sums,
+                               unsigned depth);
+bool verdict_correct(const struct rows_verdict *verdict); /* every row judged and right */
+/* What is wrong, for a report or --check ("3 of 5 rows WRONG; the first, row 2: got nan,
+ * expected 6"); "" when the verdict is correct. */
+void verdict_describe(const struct rows_verdict *verdict, char *text, size_t size);
+
 /* ---- the index arithmetic the kernels run --------------------------------------------- */
 
 /* A row as 16-byte vectors can read it: `head` elements up to the first 16-byte boundary,
@@ -145,6 +201,17 @@ HOST_DEVICE static inline unsigned lanes_per_row(size_t vectors)
 HOST_DEVICE static inline size_t rows_per_warp(unsigned lanes)
 {
     return (size_t)(WARP_SIZE / lanes) * WARP_PASSES;
+}
+
+/* strided_sum's passes added into one partial sum before the partial joins the thread's sum:
+ * the smallest power of two whose square, times the loads per pass, covers the passes. A
+ * thread's chain of additions is then about 2 sqrt(count x passes), not count x passes: a
+ * forced kernel on one long row keeps a bound far below the row's sum (launch_depth). */
+HOST_DEVICE static inline size_t passes_per_partial(size_t passes, unsigned count)
+{
+    size_t group = 1;
+    while (group * group * count < passes) group *= 2;
+    return group;
 }
 
 /* Block `part` of a split row reads vectors [first, first + count) of the row's body. */

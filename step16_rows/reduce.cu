@@ -118,19 +118,27 @@ static __device__ float edges_sum(const row_view<T> &v, unsigned t)
 }
 
 /* Vectors first, first + stride, ... of the row's body up to `end` (exclusive), COUNT loads
- * issued before the first add; the loop for what a first pass left over. */
+ * issued before the first add; the loop for what a first pass left over. Each run of
+ * passes_per_partial passes adds into a partial sum of its own, and the partials into the
+ * total: on a long row the chain of additions, and with it the error bound, stays short. */
 template <typename T, unsigned COUNT>
 static __device__ float strided_sum(const uint4 *body, size_t first, size_t end, size_t stride)
 {
+    size_t pass = COUNT * stride, passes = first < end ? (end - first + pass - 1) / pass : 0;
+    size_t partial_span = pass * passes_per_partial(passes, COUNT);
     float sum = 0.0f;
-    for (size_t i = first; i < end; i += COUNT * stride) {
-        uint4 loaded[COUNT];
+    for (size_t start = first; start < end; start += partial_span) {
+        float partial = 0.0f;
+        for (size_t i = start; i < end && i < start + partial_span; i += pass) {
+            uint4 loaded[COUNT];
 #pragma unroll
-        for (unsigned k = 0; k < COUNT; k++)
-            loaded[k] = i + k * stride < end ? __ldg(body + i + k * stride)
-                                             : make_uint4(0u, 0u, 0u, 0u);
+            for (unsigned k = 0; k < COUNT; k++)
+                loaded[k] = i + k * stride < end ? __ldg(body + i + k * stride)
+                                                 : make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
-        for (unsigned k = 0; k < COUNT; k++) sum += element<T>::vector_sum(loaded[k]);
+            for (unsigned k = 0; k < COUNT; k++) partial += element<T>::vector_sum(loaded[k]);
+        }
+        sum += partial;
     }
     return sum;
 }

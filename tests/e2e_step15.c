@@ -4,10 +4,14 @@
  * GPUs and on one, n smaller than the number of GPUs (and 0), the report's own lines, and one
  * process per GPU under mpirun. With two GPUs or more: every variant's --check on two GPUs in
  * one process and under mpirun -np 2, uneven and empty shards both ways, and a rank of
- * mpirun -np 2 killed or stopped in the middle of its runs, after which the other must end
- * with a non-zero exit code within a bound. Without the GPUs, or without mpirun, those are
- * skipped with a message that names step15 and the reason, never passed. The tests run from
- * the repository root after `make` (`make test` does both). */
+ * mpirun -np 2 killed or stopped in the middle of its runs, or stopped before NCCL's set-up,
+ * after which the other must end with a non-zero exit code within a bound; the report names
+ * each GPU's kernel where they differ. Without the GPUs, or without mpirun, those are skipped
+ * with a message that names step15 and the reason, never passed; so is every test where make
+ * left step15 out for want of NCCL (its note says so). The report's naming of several GPUs'
+ * kernels (launched.c, compiled in here: the tests link no object of step15, which needs
+ * NCCL) is tested on the host. The tests run from the repository root after `make` (`make
+ * test` does both). */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <dirent.h>
@@ -24,6 +28,8 @@
 
 #include "harness.h"
 #include "toolbox.h"
+/* launched_by_every_gpu, compiled in: the tests link no object of step15 (it needs NCCL) */
+#include "../step15_multi_gpu/launched.c"
 
 extern char **environ;
 
@@ -37,12 +43,37 @@ static const char *const VARIANTS[] = {"local", "gather", "elementwise"};
 enum { VARIANT_COUNT = sizeof VARIANTS / sizeof VARIANTS[0] };
 static const char CHECK_PASSED[] = "check: all ";
 static const char WITHOUT_MPI[] = "built without MPI";
-enum { MAX_WORDS = 24, GPU_TEST_TIMEOUT_S = 600 };
+enum { MAX_WORDS = 32, GPU_TEST_TIMEOUT_S = 600 };
 /* mpirun that cannot start its rank (a container without the network it expects) may wait
  * forever: coreutils' timeout ends it, and the test fails saying so. */
 static const char MPIRUN_LIMIT_S[] = "300";
 
 /* ---- running the program ----------------------------------------------------------------- */
+
+/* What `make -s nccl-note` prints where the Makefile left step15 out for want of NCCL. */
+static const char NCCL_NOTE_WORDS[] = "needs NCCL";
+enum { NOTE_SIZE = 512 };
+
+/* step15's program is built, or the test is skipped with the Makefile's note where make left
+ * it out for want of NCCL (make reads NCCL_HOME as `make test` was given it: from the
+ * environment, or from the command line through MAKEFLAGS). A program missing where make
+ * finds NCCL fails the test. tests/e2e_large.c runs step15 too. */
+void require_step15_built(void)
+{
+    char note[NOTE_SIZE];
+    if (access(PROGRAM, X_OK) == 0) return;
+    struct finished make = program_run(
+        "make", GPUS_VISIBLE,
+        (const char *const[]){"-s", "--no-print-directory", "nccl-note", NULL});
+    last_line(make.out, note, sizeof note);
+    bool left_out = make.exit_code == 0 && strstr(note, NCCL_NOTE_WORDS) != NULL;
+    cr_log_info("make -s nccl-note -> exit %d\n%s%s", make.exit_code, make.out, make.err);
+    finished_free(&make);
+    if (left_out) cr_skip_test("step15: %s is not built: %s", PROGRAM, note);
+    cr_assert_fail("%s is not built, though make finds NCCL (make -s nccl-note: '%s'): run the "
+                   "tests from the repository root after make (make test does both)",
+                   PROGRAM, note);
+}
 
 /* What a run printed, in the test's log: a failing test shows it. */
 static struct finished logged(struct finished run, const char *program)
@@ -55,6 +86,7 @@ static struct finished logged(struct finished run, const char *program)
 /* The step's program with the NULL-terminated args. */
 static struct finished run_program(enum gpus gpus, const char *const *args)
 {
+    require_step15_built();
     return logged(step_run(&STEP15, gpus, args), PROGRAM);
 }
 #define RUN(gpus, ...) run_program((gpus), (const char *const[]){__VA_ARGS__, NULL})
@@ -153,6 +185,33 @@ Test(step15, no_gpu_exits_3_saying_so)
     }
 }
 
+/* The report's kernel when several GPUs ran (launched.c): one name when they agree, the list
+ * when they do not, whichever GPU differs; a GPU that launched nothing (gather's others) is
+ * left out. */
+Test(step15, the_report_names_every_gpus_kernel_when_they_differ)
+{
+    static const char GRID[] = "reduce_last_block<512, FEWEST_VECTORS, VARIANT_GATHER>",
+                      SMALL[] = "reduce_small";
+    char text[256];
+    const char *agree[] = {GRID, GRID, GRID}, *last_differs[] = {GRID, GRID, SMALL},
+               *first_differs[] = {SMALL, GRID}, *gather[] = {GRID, NULL, ""}, *none[] = {NULL, ""};
+    cr_expect_str_eq(launched_by_every_gpu(agree, 3, ",", text, sizeof text), GRID);
+    cr_expect_str_eq(launched_by_every_gpu(last_differs, 3, ",", text, sizeof text),
+                     "mixed: GPU 0 reduce_last_block<512, FEWEST_VECTORS, VARIANT_GATHER>, GPU 1 "
+                     "reduce_last_block<512, FEWEST_VECTORS, VARIANT_GATHER>, GPU 2 reduce_small");
+    cr_expect_str_eq(launched_by_every_gpu(first_differs, 2, ";", text, sizeof text),
+                     "mixed: GPU 0 reduce_small; GPU 1 reduce_last_block<512, FEWEST_VECTORS, "
+                     "VARIANT_GATHER>");
+    cr_expect_str_eq(launched_by_every_gpu(gather, 3, ",", text, sizeof text), GRID);
+    cr_expect_null(launched_by_every_gpu(none, 2, ",", text, sizeof text));
+    /* too small a text: cut, never past its end */
+    enum { SHORT = 12 };
+    char tail[SHORT + 1];
+    memset(tail, '#', sizeof tail);
+    cr_expect_str_eq(launched_by_every_gpu(last_differs, 3, ",", tail, SHORT), "mixed: GPU ");
+    cr_expect_eq(tail[SHORT], '#', "written past the text's size");
+}
+
 /* ---- on a GPU ----------------------------------------------------------------------------- */
 
 ParameterizedTestParameters(step15, check_passes_on_every_visible_gpu)
@@ -214,13 +273,16 @@ Test(step15, the_report_has_the_multi_gpu_lines, .timeout = GPU_TEST_TIMEOUT_S)
 
 /* ---- under mpirun ---------------------------------------------------------------------- */
 
-/* words: timeout LIMIT mpirun [--allow-run-as-root] -np NP PROGRAM args... (NULL-terminated).
- * As root, OpenMPI's mpirun refuses to start without --allow-run-as-root. `limit` NULL: no
- * timeout around it (the caller keeps its own bound). Skips the test where there is no mpirun. */
+/* words: timeout LIMIT mpirun [--allow-run-as-root] -np NP [wrapper...] PROGRAM args...
+ * (NULL-terminated; `wrapper`, when not NULL, NULL-terminated too: a command that runs
+ * PROGRAM args). As root, OpenMPI's mpirun refuses to start without --allow-run-as-root.
+ * `limit` NULL: no timeout around it (the caller keeps its own bound). Skips the test where
+ * there is no mpirun. */
 static void mpirun_words(const char **words, const char *limit, const char *np,
-                         const char *const *args)
+                         const char *const *wrapper, const char *const *args)
 {
     int w = 0;
+    require_step15_built();
     if (!on_path(MPIRUN))
         cr_skip_test("step15: no %s on PATH: the one-process-per-GPU mode is not tried", MPIRUN);
     if (limit != NULL) {
@@ -231,6 +293,10 @@ static void mpirun_words(const char **words, const char *limit, const char *np,
     if (geteuid() == 0) words[w++] = "--allow-run-as-root";
     words[w++] = "-np";
     words[w++] = np;
+    for (int a = 0; wrapper != NULL && wrapper[a] != NULL; a++) {
+        cr_assert_lt(w + 2, MAX_WORDS, "too many words for this test");
+        words[w++] = wrapper[a];
+    }
     words[w++] = PROGRAM;
     for (int a = 0; args[a] != NULL; a++) {
         cr_assert_lt(w + 1, MAX_WORDS, "too many arguments for this test");
@@ -244,7 +310,7 @@ static void mpirun_words(const char **words, const char *limit, const char *np,
 static struct finished run_mpirun(const char *np, const char *const *args)
 {
     const char *words[MAX_WORDS];
-    mpirun_words(words, MPIRUN_LIMIT_S, np, args);
+    mpirun_words(words, MPIRUN_LIMIT_S, np, NULL, args);
     struct finished o = logged(program_run(words[0], GPUS_VISIBLE, words + 1), words[0]);
     if (o.exit_code == EXIT_ENVIRONMENT && strstr(o.err, WITHOUT_MPI) != NULL) {
         finished_free(&o);
@@ -341,6 +407,73 @@ Test(step15, the_report_shows_two_uneven_shards, .timeout = GPU_TEST_TIMEOUT_S)
         cr_expect(strstr(o.out, driven) != NULL, "no '%s' in the report:\n%s", driven, o.out);
         finished_free(&o);
     }
+}
+
+/* n = 8193 on two GPUs: shards of 4097 and 4096 floats. 4096 is step13's ONE_BLOCK_ELEMENTS
+ * (256 threads x 4 float4): GPU 1 runs the one-block kernel, GPU 0 one block of the grid
+ * kernel (FEWEST_VECTORS: its grid is small), which gathers. n = 8194 gives both GPUs 4097;
+ * gather reduces all n on GPU 0 alone. In one process and under mpirun (each rank's name
+ * gathered to rank 0), in the human report and in the CSV. */
+static const char MIXED_N[] = "8193", SAME_N[] = "8194";
+static const char GRID_KERNEL[] = "reduce_last_block<512, FEWEST_VECTORS, VARIANT_GATHER>";
+static const char MIXED_KERNEL[] = "mixed: GPU 0 reduce_last_block<512, FEWEST_VECTORS, "
+                                   "VARIANT_GATHER>, GPU 1 reduce_small";
+static const char MIXED_FINISH[] = "mixed: GPU 0 gather; GPU 1 none: one block";
+
+/* The two GPUs' run of n: in one process (mpi 0) or under mpirun -np 2 (where --gpus 2 is the
+ * number of processes); the CSV row, or the human report (no --csv: the list ends early). */
+static struct finished run_two(int mpi, const char *n, const char *variant, bool csv)
+{
+    const char *const args[] = {
+        "--gpus", "2",       "-n", n,          "--threads", "512",      "--variant",
+        variant,  "--iters", "2",  "--warmup", "0",         "--no-cub", csv ? "--csv" : NULL,
+        NULL};
+    return mpi ? run_mpirun("2", args) : run_program(GPUS_VISIBLE, args);
+}
+
+/* The report's kernel and finish lines, and the CSV's columns, are these. */
+static void expect_kernel(int mpi, const char *n, const char *variant, const char *kernel,
+                          const char *finish)
+{
+    char kernel_line[256], finish_line[128], row[1024], *fields[CSV_COLUMNS];
+    const char *how = mpi ? "mpirun -np 2" : "--gpus 2";
+    struct finished human = run_two(mpi, n, variant, false), csv = run_two(mpi, n, variant, true);
+    snprintf(kernel_line, sizeof kernel_line, "\nkernel     %s\n", kernel);
+    snprintf(finish_line, sizeof finish_line, "\nfinish     %s\n", finish);
+    cr_expect_eq(human.exit_code, EXIT_CORRECT, "%s -n %s: exit %d\n%s", how, n, human.exit_code,
+                 human.err);
+    cr_expect(strstr(human.out, kernel_line) != NULL, "%s -n %s --variant %s: not '%s':\n%s", how,
+              n, variant, kernel_line + 1, human.out);
+    cr_expect(strstr(human.out, finish_line) != NULL, "%s -n %s --variant %s: not '%s':\n%s", how,
+              n, variant, finish_line + 1, human.out);
+    cr_expect_eq(csv.exit_code, EXIT_CORRECT, "%s -n %s --csv: exit %d\n%s", how, n, csv.exit_code,
+                 csv.err);
+    last_line(csv.out, row, sizeof row);
+    cr_assert(csv_split(row, fields), "%s -n %s --csv: not %d columns: %s", how, n, CSV_COLUMNS,
+              row);
+    cr_expect_str_eq(fields[COL_KERNEL], kernel, "%s -n %s --csv", how, n);
+    cr_expect_str_eq(fields[COL_FINISH], finish, "%s -n %s --csv", how, n);
+    finished_free(&human);
+    finished_free(&csv);
+}
+
+/* The three runs above, in one process (mpi 0) or under mpirun -np 2. */
+static void expect_each_gpus_kernel(int mpi)
+{
+    require_gpus(STEP15.name, 2);
+    expect_kernel(mpi, MIXED_N, "local", MIXED_KERNEL, MIXED_FINISH);
+    expect_kernel(mpi, SAME_N, "local", GRID_KERNEL, "gather");
+    expect_kernel(mpi, MIXED_N, "gather", GRID_KERNEL, "gather");
+}
+
+Test(step15, the_report_names_each_gpus_kernel_on_two_gpus, .timeout = GPU_TEST_TIMEOUT_S)
+{
+    expect_each_gpus_kernel(0);
+}
+
+Test(step15, the_report_names_each_ranks_kernel_under_mpirun, .timeout = GPU_TEST_TIMEOUT_S)
+{
+    expect_each_gpus_kernel(1);
 }
 
 /* ---- a lost rank ------------------------------------------------------------------------- */
@@ -448,6 +581,22 @@ static int lines_in(FILE *file)
     return lines;
 }
 
+/* words[0] started with its stdout and stderr into the two files (tmpfile()s), not waited for. */
+static pid_t spawn_into(const char *const *words, FILE *out, FILE *err)
+{
+    cr_assert(out != NULL && err != NULL, "tmpfile: %s", strerror(errno));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fileno(out), STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, fileno(err), STDERR_FILENO);
+    pid_t launcher;
+    int spawn_error = posix_spawnp(&launcher, words[0], &actions, NULL, (char *const *)words,
+                                   environ);
+    posix_spawn_file_actions_destroy(&actions);
+    cr_assert_eq(spawn_error, 0, "cannot start %s: %s", words[0], strerror(spawn_error));
+    return launcher;
+}
+
 /* SIGKILL: rank 1 is gone (mpirun notices, or NCCL reports it); SIGSTOP: rank 1 is still
  * there but never answers, which only the program's own bound on its waits can end. */
 ParameterizedTestParameters(step15, a_lost_rank_ends_the_other)
@@ -464,20 +613,11 @@ ParameterizedTest(int *signal_number, step15, a_lost_rank_ends_the_other,
      * in the middle of them; few enough a size that rank 0's yardstick on GPU 0 alone, which
      * rank 1 waits through, stays well inside --timeout */
     const char *words[MAX_WORDS];
-    mpirun_words(words, NULL, "2",
+    mpirun_words(words, NULL, "2", NULL,
                  (const char *const[]){"-n", "2^20..2^28", "--csv", "--iters", "200", "--warmup",
                                        "0", "--no-cub", "--timeout", LOST_RANK_TIMEOUT_S, NULL});
     FILE *out = tmpfile(), *err = tmpfile();
-    cr_assert(out != NULL && err != NULL, "tmpfile: %s", strerror(errno));
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fileno(out), STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, fileno(err), STDERR_FILENO);
-    pid_t launcher;
-    int spawn_error = posix_spawnp(&launcher, words[0], &actions, NULL, (char *const *)words,
-                                   environ);
-    posix_spawn_file_actions_destroy(&actions);
-    cr_assert_eq(spawn_error, 0, "cannot start %s: %s", words[0], strerror(spawn_error));
+    pid_t launcher = spawn_into(words, out, err);
 
     /* the header and the first row: NCCL is set up and the ranks are in their runs */
     int status = 0;
@@ -523,6 +663,102 @@ ParameterizedTest(int *signal_number, step15, a_lost_rank_ends_the_other,
     if (*signal_number == SIGSTOP)
         cr_expect(strstr(stderr_text, "(--timeout)") != NULL,
                   "rank 0 did not say that it gave up waiting:\n%s", stderr_text);
+    free(stdout_text);
+    free(stderr_text);
+}
+
+/* A rank that stops between MPI_Ibcast (NCCL's id received) and NCCL's set-up: rank 1 runs
+ * with a library preloaded whose ncclCommInitRankConfig and ncclCommInitRank never return
+ * (the dynamic linker takes a preloaded symbol before libnccl's). Rank 0's set-up waits for
+ * rank 1 and must give up after --timeout, say so, and end mpirun with a non-zero exit code
+ * within the bound. */
+static const char STALLED_SETUP[] = "#include <unistd.h>\n"
+                                    "int ncclCommInitRankConfig(void) { for (;;) pause(); }\n"
+                                    "int ncclCommInitRank(void) { for (;;) pause(); }\n";
+/* $0: the library; "$@": the program and its arguments. OpenMPI names the rank in
+ * OMPI_COMM_WORLD_RANK, PMIx launchers in PMIX_RANK. */
+static const char ONLY_RANK_1_PRELOADS[] =
+    "if [ \"${OMPI_COMM_WORLD_RANK:-$PMIX_RANK}\" = 1 ]; then export LD_PRELOAD=\"$0\"; fi; "
+    "exec \"$@\"";
+static const char SETUP_GIVES_UP[] = "(NCCL's set-up) on GPU 0 has not finished after";
+static const char COMPILER[] = "cc";
+
+/* The library, built into a fresh directory; its path into `library` (forget_stalled_setup
+ * removes both). */
+static void build_stalled_setup(char *library, size_t size)
+{
+    char directory[] = "/tmp/step15-stalled-setup-XXXXXX", source[256];
+    if (!on_path(COMPILER))
+        cr_skip_test("step15: no %s on PATH to build the library that stops a rank", COMPILER);
+    cr_assert_not_null(mkdtemp(directory), "mkdtemp: %s", strerror(errno));
+    snprintf(source, sizeof source, "%s/stall.c", directory);
+    snprintf(library, size, "%s/stall.so", directory);
+    FILE *file = fopen(source, "w");
+    cr_assert_not_null(file, "fopen(%s): %s", source, strerror(errno));
+    cr_assert_eq(fputs(STALLED_SETUP, file) >= 0 && fclose(file) == 0, true, "writing %s", source);
+    struct finished built = program_run(
+        COMPILER, GPUS_VISIBLE,
+        (const char *const[]){"-shared", "-fPIC", "-o", library, source, NULL});
+    cr_assert_eq(built.exit_code, 0, "%s -shared %s: exit %d\n%s", COMPILER, source,
+                 built.exit_code, built.err);
+    finished_free(&built);
+    remove(source);
+}
+
+static void forget_stalled_setup(char *library)
+{
+    remove(library);
+    *strrchr(library, '/') = '\0';
+    rmdir(library);
+}
+
+/* mpirun and the two ranks it started, when the test's bound is over: ended by the test
+ * (ranks first: a rank whose mpirun is gone would keep its GPU). */
+static void end_mpirun(pid_t launcher, int *status)
+{
+    for (int rank = 0; rank < 2; rank++) {
+        pid_t pid = rank_pid(launcher, rank);
+        if (pid > 0) kill(pid, SIGKILL);
+    }
+    kill(launcher, SIGKILL);
+    waitpid(launcher, status, 0);
+}
+
+Test(step15, a_rank_lost_before_nccls_set_up_ends_the_other, .timeout = GPU_TEST_TIMEOUT_S)
+{
+    char library[256];
+    const char *words[MAX_WORDS];
+    int status = 0;
+    bool ended = false;
+    require_gpus(STEP15.name, 2);
+    build_stalled_setup(library, sizeof library);
+    mpirun_words(words, NULL, "2",
+                 (const char *const[]){"sh", "-c", ONLY_RANK_1_PRELOADS, library, NULL},
+                 (const char *const[]){"-n", "2^20", "--iters", "1", "--warmup", "0", "--no-cub",
+                                       "--timeout", LOST_RANK_TIMEOUT_S, NULL});
+    FILE *out = tmpfile(), *err = tmpfile();
+    pid_t launcher = spawn_into(words, out, err);
+    double start = now_s();
+    while (!(ended = waitpid(launcher, &status, WNOHANG) == launcher) &&
+           now_s() - start < START_LIMIT_S)
+        nanosleep(&POLL, NULL);
+    if (!ended) end_mpirun(launcher, &status);
+    forget_stalled_setup(library);
+    char *stdout_text = read_and_close(out), *stderr_text = read_and_close(err);
+    cr_log_info("mpirun -np 2 ... -> %s after %.1f s\n--- stdout\n%s--- stderr\n%s",
+                ended ? "ended" : "killed by the test", now_s() - start, stdout_text, stderr_text);
+    if (strstr(stderr_text, WITHOUT_MPI) != NULL)
+        cr_skip_test("step15: %s was %s (no mpicc when it was built): rebuild it where mpicc is "
+                     "on PATH",
+                     PROGRAM, WITHOUT_MPI);
+    cr_expect(ended, "rank 0 still waited %d s after rank 1 stopped before NCCL's set-up",
+              START_LIMIT_S);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) != 0,
+              "mpirun must fail when a rank is lost: %s %d", WIFEXITED(status) ? "exit" : "signal",
+              WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    cr_expect(strstr(stderr_text, SETUP_GIVES_UP) != NULL &&
+                  strstr(stderr_text, "(--timeout)") != NULL,
+              "rank 0 did not say that NCCL's set-up gave up waiting:\n%s", stderr_text);
     free(stdout_text);
     free(stderr_text);
 }

@@ -1,11 +1,16 @@
 /* step16_rows. On the host (no GPU needed): the shape parser, the chooser's thresholds, the
- * launch shapes, and the kernels' index arithmetic (plan.h) walked thread by thread on every
- * shape class, so that every element of every row is read exactly once and every row's sum
- * written once; the program's usage errors (exit 2, naming the value) and a machine that
- * shows it no GPU (exit 3). On a GPU: --check, every kernel forced on odd shapes, the chooser's
- * pick named in the launch line, bf16, the empty shapes and the CSV. Without a GPU those skip,
- * never pass. The tests run from the repository root after `make` (`make test` does both). */
+ * launch shapes, plan.h's index arithmetic (every row cut into pieces that add up to it, split's
+ * chunks covering it, every grid covering every row), the error bound of the longest chains,
+ * the verdict (a row never written, a bound as wide as the sum, a wrong row of CUB's), the
+ * memory plan's buffers; the program's usage errors (exit 2, naming the value) and a machine
+ * that shows it no GPU (exit 3). On a GPU: --check (row sums poisoned before every case, a
+ * one-hot element per row: a row written never, twice or from another row shows), every
+ * kernel forced on odd shapes and on one long row, the chooser's pick named in the launch
+ * line, CUB's sums checked, bf16, the empty shapes and the CSV. Without a GPU those skip, never
+ * pass. The tests run from the repository root after `make` (`make test` does both). */
 #include <criterion/criterion.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,169 +122,287 @@ Test(step16_host, names_parse_both_ways)
     cr_expect_eq(elements_per_vector(ELEMENT_BF16), 8);
 }
 
-/* ---- the index arithmetic, walked thread by thread ----------------------------------------- */
+/* ---- plan.h's index arithmetic, against what a cut and a chunking must be ------------------- */
 
-/* The matrix as the walk sees it: how often each element was read, and each row's sum
- * written; the base `offset` elements past a 16-byte boundary. */
-struct walk {
-    struct matrix_shape shape;
-    size_t per_vector, offset;
-    unsigned char *reads, *writes;
-};
-
-static struct row_pieces pieces_of(const struct walk *w, size_t row)
+/* Every way a row can fall in 16-byte vectors: the pieces add up to the row, the head and tail
+ * are shorter than a vector, the whole vectors start on a boundary, and the head goes no
+ * further than that boundary. Thread t of a row's group or block adds head element t and tail
+ * element t: every kernel gives a row at least as many threads as its head or tail holds. */
+static void expect_pieces_cover_the_row(size_t past, size_t cols, size_t per_vector)
 {
-    if (row >= w->shape.rows) return (struct row_pieces){0, 0, 0};
-    size_t past = (w->offset + row * w->shape.cols) % w->per_vector;
-    struct row_pieces p = row_pieces_of(past, w->shape.cols, w->per_vector);
-    bool whole = p.head + p.vectors * w->per_vector + p.tail == w->shape.cols;
-    bool short_edges = p.head < w->per_vector && p.tail < w->per_vector;
-    bool aligned = (w->offset + row * w->shape.cols + p.head) % w->per_vector == 0;
-    if (!whole || !short_edges || (p.vectors > 0 && !aligned))
-        cr_assert_fail("row %zu of %zu x %zu at offset %zu: head %zu, %zu vectors, tail %zu", row,
-                       w->shape.rows, w->shape.cols, w->offset, p.head, p.vectors, p.tail);
-    return p;
+    struct row_pieces p = row_pieces_of(past, cols, per_vector);
+    size_t edge = p.head > p.tail ? p.head : p.tail;
+    cr_expect_leq(edge, lanes_per_row(most_vectors(cols, per_vector)),
+                  "%zu past, %zu columns: an edge of %zu, %u lanes", past, cols, edge,
+                  lanes_per_row(most_vectors(cols, per_vector)));
+    cr_expect_leq(edge, BLOCK_MIN_THREADS);
+    cr_expect_leq(edge, SPLIT_THREADS);
+    size_t to_boundary = (per_vector - past) % per_vector;
+    cr_expect_eq(p.head + p.vectors * per_vector + p.tail, cols,
+                 "%zu past, %zu columns: head %zu, %zu vectors, tail %zu", past, cols, p.head,
+                 p.vectors, p.tail);
+    cr_expect_eq(p.head, cols < to_boundary ? cols : to_boundary, "%zu past, %zu columns: head %zu",
+                 past, cols, p.head);
+    cr_expect_lt(p.tail, per_vector, "%zu past, %zu columns: tail %zu", past, cols, p.tail);
+    if (p.vectors > 0)
+        cr_expect_eq((past + p.head) % per_vector, 0, "%zu past, %zu columns: vectors unaligned",
+                     past, cols);
+    cr_expect(p.vectors == most_vectors(cols, per_vector) ||
+                  p.vectors + 1 == most_vectors(cols, per_vector),
+              "%zu past, %zu columns: %zu vectors, at most %zu", past, cols, p.vectors,
+              most_vectors(cols, per_vector));
 }
 
-static void read_element(struct walk *w, size_t row, size_t col)
+/* The split kernel's blocks of a row of `vectors` (a row's own count, up to one below what
+ * launch_plan planned for): consecutive chunks from 0, none longer than a chunk, covering the
+ * row, and none beyond the planned blocks. */
+static void expect_chunks_cover_the_row(size_t vectors, size_t blocks_per_row)
 {
-    if (row >= w->shape.rows || col >= w->shape.cols)
-        cr_assert_fail("row %zu, column %zu: outside the %zu x %zu matrix", row, col, w->shape.rows,
-                       w->shape.cols);
-    w->reads[row * w->shape.cols + col]++;
-}
-
-static void read_vector(struct walk *w, size_t row, const struct row_pieces *p, size_t i)
-{
-    if (i >= p->vectors) cr_assert_fail("row %zu: vector %zu of %zu", row, i, p->vectors);
-    for (size_t e = 0; e < w->per_vector; e++)
-        read_element(w, row, p->head + i * w->per_vector + e);
-}
-
-/* Thread t of those sharing a row: its head and tail element (edges_sum). */
-static void read_edges(struct walk *w, size_t row, const struct row_pieces *p, size_t t)
-{
-    if (t < p->head) read_element(w, row, t);
-    if (t < p->tail) read_element(w, row, p->head + p->vectors * w->per_vector + t);
-}
-
-/* strided_sum<COUNT>: i, i + stride, ... below the row's vectors, COUNT at a time. */
-static void read_strided(struct walk *w, size_t row, const struct row_pieces *p, size_t first,
-                         size_t stride, size_t count)
-{
-    for (size_t i = first; i < p->vectors; i += count * stride)
-        for (size_t k = 0; k < count; k++)
-            if (i + k * stride < p->vectors) read_vector(w, row, p, i + k * stride);
-}
-
-static void walk_warp(struct walk *w, const struct rows_launch *l)
-{
-    unsigned lanes = l->lanes_per_row, groups = WARP_SIZE / lanes;
-    for (size_t b = 0; b < l->blocks; b++)
-        for (unsigned thread = 0; thread < l->threads; thread++) {
-            unsigned lane = thread % WARP_SIZE, warp = thread / WARP_SIZE;
-            unsigned group = lane / lanes, t = lane % lanes;
-            size_t first_row = (b * WARPS_PER_BLOCK + warp) * rows_per_warp(lanes) + group;
-            for (unsigned pass = 0; pass < WARP_PASSES; pass++) {
-                size_t row = first_row + pass * groups;
-                struct row_pieces p = pieces_of(w, row);
-                for (unsigned k = 0; k < WARP_VECTORS_PER_LANE; k++)
-                    if (t + k * lanes < p.vectors) read_vector(w, row, &p, t + k * lanes);
-                read_edges(w, row, &p, t);
-                if (most_vectors(w->shape.cols, w->per_vector) > lanes * WARP_VECTORS_PER_LANE)
-                    read_strided(w, row, &p, t + lanes * WARP_VECTORS_PER_LANE, lanes,
-                                 WARP_VECTORS_PER_LANE);
-                if (t == 0 && row < w->shape.rows) w->writes[row]++;
-            }
-        }
-}
-
-static void walk_block(struct walk *w, const struct rows_launch *l)
-{
-    size_t pass_vectors = (size_t)l->threads * BLOCK_VECTORS_PER_THREAD;
-    cr_assert_eq(l->blocks, w->shape.rows);
-    for (size_t row = 0; row < l->blocks; row++) {
-        struct row_pieces p = pieces_of(w, row);
-        for (unsigned t = 0; t < l->threads; t++) {
-            for (unsigned k = 0; k < BLOCK_VECTORS_PER_THREAD; k++)
-                if (t + k * l->threads < p.vectors) read_vector(w, row, &p, t + k * l->threads);
-            read_edges(w, row, &p, t);
-            if (p.vectors > pass_vectors)
-                read_strided(w, row, &p, pass_vectors + t, l->threads, BLOCK_VECTORS_PER_THREAD);
-        }
-        w->writes[row]++;
+    size_t next = 0;
+    for (size_t part = 0; part < blocks_per_row; part++) {
+        struct chunk c = split_chunk(part, vectors);
+        cr_expect_leq(c.count, SPLIT_CHUNK_VECTORS);
+        if (c.count > 0) cr_expect_eq(c.first, next, "%zu vectors: part %zu", vectors, part);
+        next += c.count;
     }
-}
-
-static void walk_split(struct walk *w, const struct rows_launch *l)
-{
-    cr_assert_eq(l->blocks, w->shape.rows * l->blocks_per_row);
-    for (size_t b = 0; b < l->blocks; b++) {
-        size_t row = b / l->blocks_per_row, part = b % l->blocks_per_row;
-        struct row_pieces p = pieces_of(w, row);
-        struct chunk c = split_chunk(part, p.vectors);
-        for (unsigned t = 0; t < SPLIT_THREADS; t++) {
-            for (unsigned k = 0; k < SPLIT_VECTORS_PER_THREAD; k++)
-                if (t + k * SPLIT_THREADS < c.count)
-                    read_vector(w, row, &p, c.first + t + k * SPLIT_THREADS);
-            if (part == 0) read_edges(w, row, &p, t);
-        }
-        if (part == l->blocks_per_row - 1) w->writes[row]++; /* the row's last ticket */
-    }
-}
-
-/* Every kernel on one shape at one offset: each element read once, each row written once. */
-static void walk_every_kernel(struct matrix_shape s, enum element_type type, size_t offset)
-{
-    size_t n = s.rows * s.cols;
-    for (int k = 0; k < KERNEL_NAMES; k++) {
-        struct rows_launch l = launch_plan((enum rows_kernel)k, s, type, PLANNED_SMS);
-        struct walk w = {s, elements_per_vector(type), offset, calloc(n + 1, 1),
-                         calloc(s.rows + 1, 1)};
-        cr_assert(w.reads != NULL && w.writes != NULL);
-        cr_assert_neq(l.kernel, KERNEL_AUTO, "launch_plan resolves auto");
-        if (k == KERNEL_AUTO) cr_assert_eq(l.kernel, kernel_choose(s, type, PLANNED_SMS));
-        cr_assert_eq(l.blocks == 0, s.rows == 0, "%zu x %zu: blocks %zu", s.rows, s.cols, l.blocks);
-        if (l.kernel == KERNEL_WARP) walk_warp(&w, &l);
-        if (l.kernel == KERNEL_BLOCK) walk_block(&w, &l);
-        if (l.kernel == KERNEL_SPLIT) walk_split(&w, &l);
-        for (size_t i = 0; i < n; i++)
-            if (w.reads[i] != 1)
-                cr_assert_fail(
-                    "%zu x %zu %s offset %zu, kernel %s: element %zu (row %zu) read %d times",
-                    s.rows, s.cols, element_name(type), offset, kernel_name(l.kernel), i,
-                    i / s.cols, w.reads[i]);
-        for (size_t r = 0; r < s.rows; r++)
-            if (w.writes[r] != 1)
-                cr_assert_fail("%zu x %zu kernel %s: row %zu written %d times", s.rows, s.cols,
-                               kernel_name(l.kernel), r, w.writes[r]);
-        free(w.reads);
-        free(w.writes);
-    }
-}
-
-/* Rows and columns around every threshold: 0, 1, primes, 2^k - 1, 2^k, 2^k + 1. */
-Test(step16_host, every_element_of_every_row_is_read_once_by_every_kernel)
-{
-    static const size_t ROWS[] = {0, 1, 2, 3, 5, 7, 8, 9, 33, 65, 129};
-    static const size_t COLS[] = {0,   1,   2,   3,   4,   5,    7,    8,    9,    15,   16,
-                                  17,  31,  32,  33,  63,  64,   65,   127,  128,  129,  255,
-                                  256, 257, 511, 512, 513, 1023, 1025, 2049, 4093, 16385};
-    for (int type = 0; type < ELEMENT_TYPES; type++)
-        for (size_t r = 0; r < sizeof ROWS / sizeof ROWS[0]; r++)
-            for (size_t c = 0; c < sizeof COLS / sizeof COLS[0]; c++)
-                walk_every_kernel((struct matrix_shape){ROWS[r], COLS[c]}, (enum element_type)type,
-                                  (r + c) % elements_per_vector((enum element_type)type));
+    cr_expect_eq(next, vectors, "%zu vectors in %zu blocks: %zu covered", vectors, blocks_per_row,
+                 next);
+    cr_expect_eq(split_chunk(blocks_per_row, vectors).count, 0);
 }
 
 Test(step16_host, every_offset_and_long_rows_split_into_chunks)
 {
-    static const struct matrix_shape SHAPES[] = {
-        {3, ((size_t)1 << 18) + 3}, {1, ((size_t)1 << 19) + 1}, {2, 65537}, {1000, 33}};
+    static const size_t COLS[] = {0,
+                                  1,
+                                  2,
+                                  3,
+                                  7,
+                                  8,
+                                  9,
+                                  15,
+                                  16,
+                                  17,
+                                  33,
+                                  1023,
+                                  1025,
+                                  4093,
+                                  16385,
+                                  65537,
+                                  100003,
+                                  1000003,
+                                  ((size_t)1 << 19) + 1,
+                                  ((size_t)1 << 22) - 1,
+                                  ((size_t)1 << 24) + 3};
+    for (int type = 0; type < ELEMENT_TYPES; type++) {
+        size_t per_vector = elements_per_vector((enum element_type)type);
+        for (size_t c = 0; c < sizeof COLS / sizeof COLS[0]; c++) {
+            struct matrix_shape s = {1, COLS[c]};
+            struct rows_launch l = launch_plan(KERNEL_SPLIT, s, (enum element_type)type,
+                                               PLANNED_SMS);
+            for (size_t past = 0; past < per_vector; past++) {
+                expect_pieces_cover_the_row(past, COLS[c], per_vector);
+                expect_chunks_cover_the_row(row_pieces_of(past, COLS[c], per_vector).vectors,
+                                            l.blocks_per_row);
+            }
+        }
+    }
+}
+
+/* The grids each kernel launches for a shape: warp's blocks hold every row (and no block
+ * more), its groups' first pass covers a short row; block's one block per row, sized to the
+ * row; split's blocks per row cover it, none to spare. */
+static void expect_grid_covers_the_rows(struct matrix_shape s, enum element_type type, int k)
+{
+    struct rows_launch l = launch_plan((enum rows_kernel)k, s, type, PLANNED_SMS);
+    size_t vectors = most_vectors(s.cols, elements_per_vector(type));
+    cr_assert_neq(l.kernel, KERNEL_AUTO, "launch_plan resolves auto");
+    if (k == KERNEL_AUTO) cr_expect_eq(l.kernel, kernel_choose(s, type, PLANNED_SMS));
+    cr_expect_eq(l.blocks == 0, s.rows == 0, "%zu x %zu: blocks %zu", s.rows, s.cols, l.blocks);
+    if (l.kernel == KERNEL_WARP) {
+        size_t per_block = (size_t)WARPS_PER_BLOCK * rows_per_warp(l.lanes_per_row);
+        cr_expect_geq(l.blocks * per_block, s.rows, "%zu x %zu: warp blocks", s.rows, s.cols);
+        if (l.blocks > 0) cr_expect_lt((l.blocks - 1) * per_block, s.rows);
+        if (vectors <= (size_t)WARP_SIZE * WARP_VECTORS_PER_LANE)
+            cr_expect_geq((size_t)l.lanes_per_row * WARP_VECTORS_PER_LANE, vectors);
+    } else if (l.kernel == KERNEL_BLOCK) {
+        cr_expect_eq(l.blocks, s.rows);
+        if (vectors <= (size_t)BLOCK_MAX_THREADS * BLOCK_VECTORS_PER_THREAD)
+            cr_expect_geq((size_t)l.threads * BLOCK_VECTORS_PER_THREAD, vectors);
+    } else {
+        cr_expect_eq(l.blocks, s.rows * l.blocks_per_row);
+        cr_expect_geq(l.blocks_per_row * SPLIT_CHUNK_VECTORS, vectors);
+        if (l.blocks_per_row > 1)
+            cr_expect_lt((l.blocks_per_row - 1) * SPLIT_CHUNK_VECTORS, vectors);
+    }
+}
+
+Test(step16_host, every_kernel_plans_a_grid_that_covers_every_row)
+{
+    static const size_t ROWS[] = {0, 1, 2, 3, 5, 7, 8, 9, 33, 65, 129, 4097};
+    static const size_t COLS[] = {0,    1,    2,    3,    4,     5,     7,      8,      9,
+                                  15,   16,   17,   31,   32,    33,    63,     64,     65,
+                                  127,  128,  129,  255,  256,   257,   511,    512,    513,
+                                  1023, 1025, 2049, 4093, 16385, 65537, 100003, 131073, 1048577};
     for (int type = 0; type < ELEMENT_TYPES; type++)
-        for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++)
-            for (size_t o = 0; o < elements_per_vector((enum element_type)type); o++)
-                walk_every_kernel(SHAPES[s], (enum element_type)type, o);
+        for (size_t r = 0; r < sizeof ROWS / sizeof ROWS[0]; r++)
+            for (size_t c = 0; c < sizeof COLS / sizeof COLS[0]; c++)
+                for (int k = 0; k < KERNEL_NAMES; k++)
+                    expect_grid_covers_the_rows((struct matrix_shape){ROWS[r], COLS[c]},
+                                                (enum element_type)type, k);
+}
+
+/* ---- the verdict ---------------------------------------------------------------------------- */
+
+static const double FLOAT_UNIT_ROUNDOFF = 0x1p-24;
+
+/* The longest chains: a forced warp or block kernel on one row of up to 2^32 elements. Each
+ * bound stays below 2^-10 of sum|x|, and for warp and block below one thread's share of its
+ * row (the loss of a thread's loads shows); before partial sums, warp at 1 x 2^30 had depth
+ * 8,388,617, a bound of sum|x|. */
+Test(step16_host, long_single_row_chains_keep_a_bound_far_below_the_sum)
+{
+    static const size_t COLS[] = {(size_t)1 << 25, (size_t)1 << 30, (size_t)1 << 31, MAX_ELEMENTS};
+    for (int type = 0; type < ELEMENT_TYPES; type++)
+        for (size_t c = 0; c < sizeof COLS / sizeof COLS[0]; c++)
+            for (int k = 0; k < KERNEL_AUTO; k++) {
+                struct matrix_shape s = {1, COLS[c]};
+                struct rows_launch l = launch_plan((enum rows_kernel)k, s, (enum element_type)type,
+                                                   PLANNED_SMS);
+                unsigned depth = launch_depth(&l, s, (enum element_type)type);
+                double relative = rounding_gamma(depth, FLOAT_UNIT_ROUNDOFF);
+                double share = l.kernel == KERNEL_WARP ? 1.0 / l.lanes_per_row : 1.0 / l.threads;
+                cr_expect_lt(relative, 0x1p-10, "1 x %zu %s, %s: depth %u, bound %g of sum|x|",
+                             s.cols, element_name((enum element_type)type), kernel_name(l.kernel),
+                             depth, relative);
+                if (l.kernel != KERNEL_SPLIT)
+                    cr_expect_lt(relative, share, "1 x %zu %s, %s: bound %g, a thread's share %g",
+                                 s.cols, element_name((enum element_type)type),
+                                 kernel_name(l.kernel), relative, share);
+            }
+}
+
+/* passes_per_partial: a power of two whose square times the loads covers the passes, and the
+ * smallest: the chain count x group + passes / group is then near its least. */
+Test(step16_host, partial_sums_group_about_the_square_root_of_the_passes)
+{
+    static const size_t PASSES[] = {0, 1, 7, 8, 9, 1000, (size_t)1 << 16, ((size_t)1 << 22) + 1};
+    static const unsigned COUNTS[] = {WARP_VECTORS_PER_LANE, BLOCK_VECTORS_PER_THREAD};
+    for (size_t p = 0; p < sizeof PASSES / sizeof PASSES[0]; p++)
+        for (size_t k = 0; k < sizeof COUNTS / sizeof COUNTS[0]; k++) {
+            size_t group = passes_per_partial(PASSES[p], COUNTS[k]);
+            cr_expect_eq(group & (group - 1), 0, "%zu passes: %zu", PASSES[p], group);
+            cr_expect_geq(group * group * COUNTS[k], PASSES[p]);
+            if (group > 1) cr_expect_lt(group / 2 * (group / 2) * COUNTS[k], PASSES[p]);
+        }
+}
+
+/* Three rows of real-valued data whose bound is as wide as their sum|x|: at the depth the warp
+ * kernel had at 1 x 2^30 (8,388,617) a sum of 0 passed as CORRECT. No row can be judged, none
+ * is counted right, and the verdict says so; a NaN among them is wrong all the same. */
+Test(step16_host, a_bound_as_wide_as_the_sum_is_never_correct)
+{
+    enum { OLD_WARP_DEPTH = 8388617, ROWS = 3 };
+    struct reference references[ROWS];
+    for (int r = 0; r < ROWS; r++)
+        references[r] = (struct reference){10.5, 10.5, (size_t)1 << 30, false};
+    float sums[ROWS] = {0.0f, 10.5f, 5.0f};
+    struct rows_verdict v = rows_judge(references, ROWS, sums, OLD_WARP_DEPTH);
+    char text[320];
+    cr_expect_eq(v.unjudged, ROWS);
+    cr_expect_eq(v.wrong, 0);
+    cr_expect_not(verdict_correct(&v), "a sum of 0 passed");
+    cr_expect_eq(v.first, 0);
+    verdict_describe(&v, text, sizeof text);
+    cr_expect(strstr(text, "3 of 3 rows cannot be judged; the first, row 0: got 0") != NULL, "%s",
+              text);
+    sums[2] = NAN;
+    v = rows_judge(references, ROWS, sums, OLD_WARP_DEPTH);
+    cr_expect_eq(v.wrong, 1);
+    cr_expect_eq(v.unjudged, 2);
+    cr_expect_eq(v.first, 2, "the wrong row named before the unjudged");
+    v = rows_judge(references, ROWS, sums, UINT_MAX); /* an infinite bound */
+    cr_expect_eq(v.unjudged, 2);
+}
+
+/* Sums poisoned as the program poisons them (every byte 0xFF) and never written: every row
+ * wrong, exact or bounded, and the first named with its value. */
+Test(step16_host, a_row_never_written_is_wrong_and_named)
+{
+    enum { ROWS = 4, DEPTH = 20 };
+    struct reference references[ROWS] = {
+        {5, 5, 5, true}, {0, 0, 0, true}, {0.25, 3, 9, false}, {1e9, 1e9, 1 << 20, true}};
+    float sums[ROWS];
+    char text[320];
+    memset(sums, OUTPUT_POISON_BYTE, sizeof sums);
+    struct rows_verdict v = rows_judge(references, ROWS, sums, DEPTH);
+    cr_expect_eq(v.wrong, ROWS);
+    verdict_describe(&v, text, sizeof text);
+    cr_expect(strstr(text, "4 of 4 rows WRONG; the first, row 0: got ") != NULL &&
+                  strstr(text, "nan") != NULL && strstr(text, "expected 5") != NULL,
+              "%s", text);
+    sums[0] = 5, sums[1] = 0, sums[2] = 0.25f, sums[3] = 1e9f;
+    v = rows_judge(references, ROWS, sums, DEPTH);
+    cr_expect(verdict_correct(&v), "right sums judged right: %zu wrong, %zu unjudged", v.wrong,
+              v.unjudged);
+}
+
+/* CUB's sums judged as the step's: a row CUB got wrong is named; at the bench's largest
+ * shapes CUB's bound is below sum|x| (judged, not refused). */
+Test(step16_host, cubs_sums_are_judged_by_cubs_own_depth)
+{
+    enum { ROWS = 2 };
+    struct reference references[ROWS] = {{4096, 4096, 8192, true}, {-3.5, 8192, 8192, false}};
+    float sums[ROWS] = {4096.0f, -3.75f};
+    struct rows_verdict v = rows_judge(references, ROWS, sums, cub_rows_depth(8192));
+    char text[320];
+    cr_expect_eq(v.wrong, 1, "CUB's row 1 off by 0.25 with a bound of %g", v.bound);
+    verdict_describe(&v, text, sizeof text);
+    cr_expect(strstr(text, "row 1: got -3.75, expected -3.5") != NULL, "%s", text);
+    cr_expect_lt(rounding_gamma(cub_rows_depth((size_t)1 << 30), FLOAT_UNIT_ROUNDOFF), 1.0);
+    cr_expect_lt(rounding_gamma(cub_flat_depth(MAX_ELEMENTS, PLANNED_SMS), FLOAT_UNIT_ROUNDOFF),
+                 0x1p-6);
+    cr_expect_gt(cub_rows_depth(8192), 8192 / CUB_LEAST_THREADS);
+    cr_expect_gt(cub_flat_depth((size_t)1 << 25, 1), ((size_t)1 << 25) / CUB_LEAST_THREADS);
+}
+
+/* ---- device memory ---------------------------------------------------------------------------- */
+
+#define GIB ((size_t)1 << 30)
+
+/* 2^31 - 1 rows of 2 floats: a 16 GiB matrix, and 8 GiB of row sums each for the step and for
+ * CUB. On 30 GiB free the matrix alone would fit; beside the sums it does not, and the plan
+ * says so before anything is allocated. */
+Test(step16_host, the_memory_plan_counts_the_row_sums_and_cubs_storage)
+{
+    struct matrix_shape s = {MAX_ROWS, 2};
+    struct rows_launch l = launch_plan(KERNEL_AUTO, s, ELEMENT_FLOAT, PLANNED_SMS);
+    size_t copy = s.rows * s.cols * sizeof(float), free_bytes = 30 * GIB, cub_temp = 1 << 20;
+    struct memory_fixed fixed = rows_fixed_memory(s, &l, true, cub_temp);
+    cr_expect_geq(fixed.bytes, 2 * (s.rows + 1) * sizeof(float) + cub_temp);
+    cr_expect_str_eq(fixed.names, "the row sums, CUB's row sums, CUB's temporary storage");
+    cr_expect_eq(memory_plan_make(0, copy, free_bytes, 1).copies, 1);
+    cr_expect_eq(memory_plan_make(fixed.bytes, copy, free_bytes, 1).copies, 0);
+    fixed = rows_fixed_memory(s, &l, false, 0);
+    cr_expect_str_eq(fixed.names, "the row sums");
+    cr_expect_eq(memory_plan_make(fixed.bytes, copy, free_bytes, 1).copies, 1);
+}
+
+/* split's words (one per block) and tickets (one per row) are counted where it runs, and
+ * allocated in the same sizes. */
+Test(step16_host, the_memory_plan_counts_splits_words_and_tickets)
+{
+    struct matrix_shape s = {3, MAX_ELEMENTS / 4};
+    struct rows_launch split = launch_plan(KERNEL_SPLIT, s, ELEMENT_BF16, PLANNED_SMS),
+                       block = launch_plan(KERNEL_BLOCK, s, ELEMENT_BF16, PLANNED_SMS);
+    struct rows_buffer_bytes b = rows_buffer_bytes(s, &split);
+    cr_expect_eq(b.tagged_sums, (split.blocks + 1) * sizeof(unsigned long long));
+    cr_expect_eq(b.tickets, (s.rows + 1) * sizeof(unsigned));
+    struct memory_fixed fixed = rows_fixed_memory(s, &split, false, 0);
+    cr_expect_str_eq(fixed.names, "the row sums, split's block sums, split's tickets");
+    cr_expect_eq(fixed.bytes, memory_rounded(b.sums) + memory_rounded(b.tagged_sums) +
+                                  memory_rounded(b.tickets));
+    b = rows_buffer_bytes(s, &block);
+    cr_expect_eq(b.tagged_sums + b.tickets, 0, "block touches no words or tickets");
 }
 
 /* ---- the launch shapes -------------------------------------------------------------------- */
@@ -451,6 +574,44 @@ Test(step16_gpu, csv_row_names_the_kernel_shape_and_both_cub_timings)
     cr_expect_gt(atof(fields[12]), 0, "CUB's segmented time measured: %s", fields[12]);
     cr_expect_gt(atof(fields[14]), 0, "CUB's flat time measured: %s", fields[14]);
     finished_free(&f);
+}
+
+/* The default run times CUB beside the step and checks CUB's sums: every row of the segmented
+ * sum, and the flat sum's total, named as checked on their lines. */
+Test(step16_gpu, cubs_sums_are_checked_where_cub_is_timed)
+{
+    require_gpu("step16");
+    struct finished f = RUN(GPUS_VISIBLE, "-n", "1000x1025", "--iters", "2", "--pattern", "real");
+    cr_expect_eq(f.exit_code, EXIT_CORRECT, "exit %d: %s", f.exit_code, f.err);
+    cr_expect(strstr(f.out, "cub::DeviceSegmentedReduce on the same copies, every row checked") !=
+                  NULL,
+              "%s", f.out);
+    cr_expect(strstr(f.out, "its total checked") != NULL, "%s", f.out);
+    cr_expect(strstr(f.err, "cub::") == NULL, "no sum of CUB's named wrong: %s", f.err);
+    finished_free(&f);
+}
+
+/* warp and block forced on one row of 2^27 real values, each thread's chain 2^20 or 2^17 loads
+ * long: judged within the bound of the depth launch_depth counts (the report prints it), and
+ * that bound far below sum|x|. */
+Test(step16_gpu, a_forced_kernel_on_one_long_row_is_judged_within_a_tight_bound, .timeout = 300)
+{
+    static const char *const KERNELS[] = {"warp", "block"};
+    struct matrix_shape s = {1, (size_t)1 << 27};
+    require_gpu("step16");
+    for (size_t k = 0; k < sizeof KERNELS / sizeof KERNELS[0]; k++) {
+        struct finished f = RUN(GPUS_VISIBLE, "-n", "1x2^27", "--kernel", KERNELS[k], "--pattern",
+                                "real", "--iters", "1", "--warmup", "0", "--no-cub");
+        struct rows_launch l = launch_plan((enum rows_kernel)kernel_parse(KERNELS[k]), s,
+                                           ELEMENT_FLOAT, PLANNED_SMS);
+        char depth[64];
+        snprintf(depth, sizeof depth, "within their bounds (depth %u,",
+                 launch_depth(&l, s, ELEMENT_FLOAT));
+        cr_expect_eq(f.exit_code, EXIT_CORRECT, "%s: exit %d\n%s", KERNELS[k], f.exit_code, f.out);
+        cr_expect(strstr(f.out, depth) != NULL, "%s: %s\n%s", KERNELS[k], depth, f.out);
+        cr_expect_lt(rounding_gamma(launch_depth(&l, s, ELEMENT_FLOAT), 0x1p-24), 0x1p-12);
+        finished_free(&f);
+    }
 }
 
 /* ---- the figure (docs/figures/make_figures.py) against plan.h ------------------------------ */

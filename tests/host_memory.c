@@ -1,8 +1,10 @@
 /* common/memory.c on the host: how many copies of the input a run plans, from its fixed
  * bytes, the bytes of one copy and the free memory. The cases are the sizes that matter: n =
- * 2^32 in float and in double on a card with 80 GiB, with and without dot's second array. */
+ * 2^32 in float and in double on a card with 80 GiB, with and without dot's second array; and
+ * fixed bytes made of several allocations (step16's row sums, CUB's), each rounded and named. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -78,4 +80,45 @@ Test(memory, never_more_than_wanted_and_zero_wanted_gives_zero)
 {
     cr_expect_eq(memory_plan_make(0, MIB, 1024 * GIB, WANTED).copies, WANTED);
     cr_expect_eq(memory_plan_make(0, MIB, 1024 * GIB, 0).copies, 0);
+}
+
+/* Each fixed allocation counted in whole granules, as the driver rounds it: a 1-byte buffer
+ * takes a granule, 3 MiB two; the names in the order added, for the message. */
+Test(memory, fixed_allocations_count_whole_granules_each_and_are_named)
+{
+    struct memory_fixed fixed = {0, ""};
+    memory_fixed_add(&fixed, 1, "the row sums");
+    memory_fixed_add(&fixed, 3 * MIB, "CUB's temporary storage");
+    cr_expect_eq(fixed.bytes, 3 * ALLOCATION_GRANULE);
+    cr_expect_str_eq(fixed.names, "the row sums, CUB's temporary storage");
+}
+
+/* A matrix that fits alone does not fit beside its buffers: the plan counts them, makes no
+ * copy, and the message names each of them. */
+Test(memory, a_copy_that_fits_alone_but_not_beside_the_buffers_is_refused_naming_them)
+{
+    struct memory_fixed fixed = {0, ""};
+    memory_fixed_add(&fixed, 8 * GIB, "the row sums");
+    memory_fixed_add(&fixed, 8 * GIB, "CUB's row sums");
+    size_t copy = 16 * GIB, free_bytes = 30 * GIB;
+    cr_assert_eq(memory_plan_make(0, copy, free_bytes, WANTED).copies, 1);
+    struct memory_plan plan = memory_plan_make(fixed.bytes, copy, free_bytes, WANTED);
+    cr_assert_eq(plan.copies, 0);
+    struct capture capture;
+    capture_begin(&capture, STDERR_FILENO);
+    memory_plan_explain(&plan, "the matrix", fixed.names, "a test GPU");
+    char *text = capture_end(&capture);
+    cr_expect_str_eq(text, "not enough device memory for one copy of the matrix: it needs 32768 "
+                           "MiB (16384 MiB the copy, 16384 MiB the row sums, CUB's row sums), and "
+                           "30720 MiB are free on a test GPU\n");
+    free(text);
+}
+
+/* Names past the room for them are cut, never written beyond it; the bytes still count. */
+Test(memory, many_fixed_names_are_cut_to_their_room)
+{
+    struct memory_fixed fixed = {0, ""};
+    for (int i = 0; i < MEMORY_FIXED_NAMES; i++) memory_fixed_add(&fixed, 1, "a buffer");
+    cr_expect_lt(strlen(fixed.names), (size_t)MEMORY_FIXED_NAMES);
+    cr_expect_eq(fixed.bytes, (size_t)MEMORY_FIXED_NAMES * ALLOCATION_GRANULE);
 }

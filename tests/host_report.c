@@ -10,6 +10,8 @@
 #include "toolbox.h"
 
 enum { N = 1 << 20, HOT = 1 };
+/* gamma(2^23) in float is 1: the bound of a chain that deep is sum|x|, which passes 0. */
+enum { DEPTH_WITHOUT_BOUND = 1 << 23 };
 /* Far beyond the bound of 2^20 real elements (about 0.7): a wrong result. */
 static const float FAR_OFF = 10.0f;
 static const double MEDIAN_MS = 0.25, MIN_MS = 0.2, MAX_MS = 0.3, CUB_MEDIAN_MS = 0.5;
@@ -49,9 +51,10 @@ static const struct device_info DEVICE = {.name = "Test GPU",
                                           .peak_gb_per_s = 3352.32,
                                           .runtime_version = 13000};
 
-/* A judged report of n uniform elements whose result is the exact sum plus `off`. */
-static struct report judged(const struct step_info *step, const struct options *options, float off,
-                            bool cub_timed)
+/* A judged report of n elements of the options' pattern whose result is the exact sum plus
+ * `off`, judged at `depth`. */
+static struct report judged_at(const struct step_info *step, const struct options *options,
+                               float off, bool cub_timed, unsigned depth)
 {
     float *data = malloc(N * sizeof *data);
     cr_assert_not_null(data);
@@ -62,9 +65,16 @@ static struct report judged(const struct step_info *step, const struct options *
     report.result = (float)reference.sum + off;
     report.time = (struct timing){MEDIAN_MS, MIN_MS, MAX_MS, RUNS};
     if (cub_timed) report.cub = (struct timing){CUB_MEDIAN_MS, CUB_MEDIAN_MS, CUB_MEDIAN_MS, RUNS};
-    report_judge(&report, &reference, tree_levels(N) + 1);
+    report_judge(&report, &reference, depth);
     report.launched = (struct launched){KERNEL, FINISH};
     return report;
+}
+
+/* The same at the depth of a tree over the n elements. */
+static struct report judged(const struct step_info *step, const struct options *options, float off,
+                            bool cub_timed)
+{
+    return judged_at(step, options, off, cub_timed, tree_levels(N) + 1);
 }
 
 static char *printed(const struct report *report, const struct options *options)
@@ -251,6 +261,25 @@ Test(report, human_report_of_a_bounded_wrong_result_without_cub)
     free(text);
 }
 
+/* The right total, with a bound of sum|x| that would pass 0 as well: never CORRECT. */
+Test(report, a_bound_as_wide_as_the_sum_cannot_be_judged)
+{
+    struct options options = {.pattern = {.kind = PATTERN_REAL}};
+    struct report report = judged_at(&PLAIN, &options, 0, false, DEPTH_WITHOUT_BOUND);
+    cr_assert_geq(report.bound, report.reference.abs_sum, "the case needs a bound of sum|x|");
+    cr_expect_not(report.ok, "a bound of sum|x| judged the result CORRECT");
+    char *text = printed(&report, &options);
+    cr_expect_not_null(strstr(text, "\ncheck      |error| "), "%s", text);
+    cr_expect_not_null(strstr(text, "no bound exists"), "%s", text);
+    cr_expect_not_null(strstr(text, "the result cannot be judged -> WRONG\n"), "%s", text);
+    cr_expect_null(strstr(text, "<= bound"), "%s", text);
+    free(text);
+    options.quiet = true;
+    text = printed(&report, &options);
+    cr_expect(ends_with(text, " WRONG\n"), "%s", text);
+    free(text);
+}
+
 /* ---- common/device.c's arithmetic --------------------------------------------------------- */
 
 Test(device, effective_bandwidth_is_bytes_over_time_in_gb_per_s)
@@ -260,6 +289,25 @@ Test(device, effective_bandwidth_is_bytes_over_time_in_gb_per_s)
                   "2^25 floats in 0.1 ms");
     cr_expect_eq(effective_gb_per_s(1e9, 0.0), 0.0, "not measured: no figure");
     cr_expect_eq(effective_gb_per_s(1e9, -1.0), 0.0);
+}
+
+/* outputs_poison's byte: a NaN in every floating type a kernel writes, and in int and long
+ * long -1, which no int result of the patterns (0 and up, or of magnitude 2^23 and up) is. */
+Test(device, the_poison_is_a_nan_as_float_double_and_bf16_and_minus_1_as_an_integer)
+{
+    float f;
+    double d;
+    uint16_t b;
+    int i;
+    long long l;
+    memset(&f, OUTPUT_POISON_BYTE, sizeof f);
+    memset(&d, OUTPUT_POISON_BYTE, sizeof d);
+    memset(&b, OUTPUT_POISON_BYTE, sizeof b);
+    memset(&i, OUTPUT_POISON_BYTE, sizeof i);
+    memset(&l, OUTPUT_POISON_BYTE, sizeof l);
+    cr_expect(isnan(f) && isnan(d) && isnan(bf16_to_float(b)));
+    cr_expect_eq(i, -1);
+    cr_expect_eq(l, -1LL);
 }
 
 Test(device, filling_grid_fills_every_sm_within_its_limits)

@@ -5,7 +5,10 @@
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "harness.h"
 #include "toolbox.h"
 
 static const double FLOAT_U = 0x1p-24, DOUBLE_U = 0x1p-53; /* unit roundoffs */
@@ -21,7 +24,8 @@ enum {
     SOME_DEPTH = 17,
     DEEPEST = 100,
     MANY_THREADS = 4,
-    REAL_STEPS_PER_UNIT = 1 << 23
+    REAL_STEPS_PER_UNIT = 1 << 23,
+    DEPTH_WITHOUT_BOUND = 1 << 23 /* gamma(2^23) in float is 1 */
 };
 
 /* gamma(k) = k u / (1 - k u) */
@@ -213,6 +217,56 @@ Test(verify, result_within_includes_the_bound_itself)
     cr_expect_not(result_within(99.0f, &reference, nextafter(1.0, 0)));
 }
 
+/* An infinite bound is no bound: nothing passes it, not even the right total. */
+Test(verify, result_within_refuses_every_result_with_an_infinite_bound)
+{
+    static const float data[] = {1.0f, 2.0f};
+    struct reference reference = reference_compute(data, 2);
+    cr_expect_not(bound_judges(&reference, INFINITY));
+    cr_expect_not(bound_judges(&reference, NAN));
+    cr_expect_not(result_within(3.0f, &reference, INFINITY), "the right total cannot be judged");
+    cr_expect_not(result_within(0.0f, &reference, INFINITY), "every element lost");
+}
+
+/* A bound of sum|x| or more passes 0, the sum of nothing: it judges no result. Just below
+ * sum|x| it still judges, and 0 fails it. */
+Test(verify, a_bound_as_wide_as_the_sum_of_magnitudes_judges_nothing)
+{
+    struct reference reference = inexact_integer_reference();
+    double wide = reference.abs_sum, narrower = nextafter(reference.abs_sum, 0);
+    cr_expect_not(bound_judges(&reference, wide));
+    cr_expect_not(bound_judges(&reference, 2 * wide));
+    cr_expect_not(result_within(0.0f, &reference, wide), "every element lost passed");
+    cr_expect_not(result_within((float)reference.sum, &reference, wide),
+                  "the right total cannot be judged either");
+    cr_expect(bound_judges(&reference, narrower));
+    cr_expect(result_within((float)reference.sum, &reference, narrower));
+    cr_expect_not(result_within(0.0f, &reference, narrower));
+}
+
+/* A chain of 2^23 float additions gives the bound sum|x| (step16's warp kernel at 1 x 2^30
+ * has depth 8,388,617); one addition fewer, and the bound judges. */
+Test(verify, a_chain_of_2_to_23_float_additions_cannot_be_judged)
+{
+    struct reference reference = inexact_integer_reference();
+    double at_half = error_bound(&reference, DEPTH_WITHOUT_BOUND),
+           below = error_bound(&reference, DEPTH_WITHOUT_BOUND - 1);
+    cr_expect_geq(at_half, reference.abs_sum);
+    cr_expect_not(bound_judges(&reference, at_half));
+    cr_expect_not(result_within((float)reference.sum, &reference, at_half));
+    cr_expect(bound_judges(&reference, below), "%.17g below %.17g", below, reference.abs_sum);
+    cr_expect(result_within((float)reference.sum, &reference, below));
+}
+
+/* Zeros have sum|x| = 0: their bound of 0 still judges (exactly). */
+Test(verify, a_bound_of_zero_judges_data_without_magnitude)
+{
+    static const float zeros[] = {0.0f, -0.0f};
+    struct reference reference = reference_compute(zeros, 2);
+    cr_expect(bound_judges(&reference, 0));
+    cr_expect(result_within(0.0f, &reference, error_bound(&reference, SOME_DEPTH)));
+}
+
 /* What every step relies on: one element lost or counted twice fails. */
 Test(verify, a_lost_or_doubled_element_fails)
 {
@@ -240,6 +294,31 @@ Test(verify, a_uniform_total_missing_one_element_fails_while_exact)
     cr_expect(result_within((float)reference.sum, &reference, bound));
     cr_expect_not(result_within((float)reference.sum - ONE_UNIFORM_ELEMENT, &reference, bound));
     free(data);
+}
+
+/* CUB's total (common/timing.cu): its own sum passes, a lost block (of 2^20 uniform), a
+ * missing write (the NaN poison) and a doubled total fail. No GPU: the bound then assumes one
+ * SM, the loosest it takes. */
+Test(verify, cub_total_is_judged_against_the_data)
+{
+    enum { N = 1 << 20, LOST_BLOCK = 4096 };
+    struct input input = {.n = N, .host = filled(N, PATTERN_UNIFORM, 2026)};
+    input.reference = reference_compute(input.host, N);
+    double lost = 0;
+    for (size_t i = 0; i < LOST_BLOCK; i++) lost += input.host[i];
+    cr_expect(cub_total_right(&input, (float)input.reference.sum));
+    struct capture capture;
+    capture_begin(&capture, STDERR_FILENO);
+    bool lost_passed = cub_total_right(&input, (float)(input.reference.sum - lost)),
+         nan_passed = cub_total_right(&input, NAN),
+         doubled_passed = cub_total_right(&input, (float)(2 * input.reference.sum));
+    char *said = capture_end(&capture);
+    cr_expect_not(lost_passed, "a block of %d elements lost", LOST_BLOCK);
+    cr_expect_not(nan_passed, "nothing written");
+    cr_expect_not(doubled_passed, "the total twice");
+    cr_expect_not_null(strstr(said, "cub::DeviceReduce::Sum gave"), "%s", said);
+    free(said);
+    free(input.host);
 }
 
 /* ---- tree_levels -------------------------------------------------------------------------- */

@@ -455,6 +455,8 @@ static const struct step_info STEP = {
     false,
     false,
     NULL,
+    NULL,
+    NULL,
     NULL};
 
 int main(int argc, char **argv)
