@@ -119,7 +119,7 @@ static int measure(struct team *t, const struct options *o, size_t n)
     if (first != NULL && !time_alone(first, o, &whole, &report, &alone)) goto done;
     if (o->variant == DATA_GATHERED && !team_poison(t, n)) goto done;
     for (int run = 0; run < o->warmup + o->iters; run++) {
-        if (!team_clock_start(t)) goto done;
+        if (!team_poison_totals(t) || !team_clock_start(t)) goto done;
         if (!run_variant(t, n, o->threads, o->variant)) goto done;
         if (!team_clock_stop(t, run >= o->warmup)) goto done;
     }
@@ -158,7 +158,7 @@ static int check_all(struct team *t, const struct options *o, const struct devic
         bool held = false;
         if (!team_scatter(t, c.input, c.host, c.n)) goto done;
         if (o->variant == DATA_GATHERED && !team_poison(t, c.n)) goto done;
-        if (!run_variant(t, c.n, c.threads, o->variant)) goto done;
+        if (!team_poison_totals(t) || !run_variant(t, c.n, c.threads, o->variant)) goto done;
         if (!team_total(t, o->variant, &total, &held)) goto done;
         if (held) check_record(check, &c, total, depth(c.n, t, c.threads, o->variant));
     }

@@ -482,6 +482,15 @@ bool team_poison(struct team *t, size_t n)
     return CUDA_OK(cudaDeviceSynchronize());
 }
 
+bool team_poison_totals(struct team *t)
+{
+    for (int i = 0; i < t->count; i++) {
+        CUDA_TRY(cudaSetDevice(t->gpus[i].device));
+        if (!outputs_poison(t->gpus[i].scratch.total, sizeof(float))) return false;
+    }
+    return true;
+}
+
 struct gpu *team_first(struct team *t)
 {
     return t->gpus[0].rank == 0 ? &t->gpus[0] : NULL;

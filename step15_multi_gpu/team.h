@@ -103,6 +103,9 @@ void team_buffers_free(struct team *team);
 bool team_scatter(struct team *team, const float *whole, const float *host, size_t n);
 /* NaN past rank 0's shard: a shard that the gather misses shows in the total. */
 bool team_poison(struct team *team, size_t n);
+/* Fills every local GPU's total with a NaN (outputs_poison) before a run whose total is read,
+ * so that a total no launch wrote cannot pass. */
+bool team_poison_totals(struct team *team);
 struct gpu *team_first(struct team *team); /* rank 0's GPU, or NULL in the other processes */
 
 /* The combines, enqueued on the GPUs' streams between their combine events. */
