@@ -68,8 +68,18 @@ MPI_LDLIBS := $(foreach flag,$(shell mpicc --showme:link 2>/dev/null),$(call for
 STEP15 := step15_multi_gpu
 ifeq ($(and $(wildcard $(NCCL_ROOT)/include/nccl.h),$(NCCL_LIBRARY)),)
 STEP_DIRS := $(filter-out $(STEP15),$(STEP_DIRS))
+LADDER_BUILT := $(filter-out $(STEP15),$(LADDER_BUILT))
+SHORT_NAMES := $(filter-out step15,$(SHORT_NAMES))
 NCCL_NOTE := $(STEP15) needs NCCL (include/nccl.h and lib/libnccl.so): set NCCL_HOME to build it
+# make step15 (or step15_multi_gpu) says why it cannot.
+.PHONY: step15 $(STEP15)
+step15 $(STEP15):
+	@echo "$(NCCL_NOTE)" >&2; exit 2
 endif
+# Why step15 is left out, or an empty line when it is built: step15's tests skip on the note.
+.PHONY: nccl-note
+nccl-note:
+	@echo "$(NCCL_NOTE)"
 # Its kernels are step13's, compiled once (step13_gather/reduce.cu), not a copy.
 $(STEP15)/run: $(BUILD)/step13_gather/reduce.o
 $(STEP15)/run: LDLIBS += -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR) \
@@ -93,6 +103,7 @@ help:
 	@echo "make -j test        build, then run the tests (installs Criterion if missing)"
 	@echo "make test TEST_ARGS=--verbose   the same, each test named; skipped ones say why"
 	@echo "make step13-variants  other loads and finishes beside step12's grid kernel and CUB"
+	@echo "make mutants        the oracle mutants (tests/mutants/): kernels whose final write is broken"
 	@echo "make labNN          a lab's starter kernel in its step's program: ./labs/labNN/run --check"
 	@echo "make grade SUBMISSIONS=dir LAB=labNN   check every student's reduce.cu, write a CSV"
 	@echo "make bench          on a GPU: every step and CUB over n = 2^10 .. 2^30 -> docs/results/bench.csv"
@@ -147,6 +158,7 @@ $(BUILD)/bench/cpu_sums: $(BUILD)/bench/cpu_sums.o $(COMMON_OBJECTS)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS)
 
 include labs/labs.mk
+include tests/mutants/mutants.mk
 
 TEST_BINARY := tests/bin/tests
 # step14's host conversions to half, and the toolbox's to bf16, are tested on their own
@@ -166,7 +178,7 @@ $(TEST_BINARY): $(TEST_OBJECTS)
 # says otherwise. TEST_ARGS goes to Criterion: --verbose lists every test, skipped ones with
 # their reason; --filter 'step15/*' runs some.
 TEST_JOBS := 4
-test: all step13-variants
+test: all step13-variants mutants
 	@tests/ensure-criterion.sh
 	@$(MAKE) --no-print-directory $(TEST_BINARY)
 	CRITERION_JOBS=$${CRITERION_JOBS:-$(TEST_JOBS)} $(TEST_BINARY) $(TEST_ARGS)
