@@ -871,7 +871,8 @@ def markdown_files():
     listed = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True, text=True)
     if listed.returncode != 0:
         return sorted(glob.glob(os.path.join(ROOT, "**", "*.md"), recursive=True))
-    return [os.path.join(ROOT, path) for path in listed.stdout.split()]
+    paths = [os.path.join(ROOT, path) for path in listed.stdout.split()]
+    return [path for path in paths if os.path.exists(path)]  # a file deleted, not yet committed
 
 
 def generate(path, text, bench_csv_path):

@@ -193,8 +193,8 @@ bool cub_time(const struct input *input, const struct options *o, struct timer *
                              (float *)(temp + total_at))) &&
              timer_stop(timer, run >= o->warmup);
     *timing = timer_summary(timer);
-    ok = ok && CUDA_OK(cudaMemcpy(&last_total, temp + total_at, sizeof(float),
-                                  cudaMemcpyDeviceToHost));
+    ok = ok &&
+         CUDA_OK(cudaMemcpy(&last_total, temp + total_at, sizeof(float), cudaMemcpyDeviceToHost));
     ok = ok && cub_total_right(input, last_total);
     if (ok && total != NULL) *total = last_total;
     if (temp != NULL) ok = CUDA_OK(cudaFree(temp)) && ok;
