@@ -6,15 +6,13 @@
 # docs/instructors.md's expected results cite it; CHECK_TIMEOUT (s) stops a long one. Run it after `make`.
 set -uo pipefail
 program=checks
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 3
 # shellcheck source=bench/common.sh
 source bench/common.sh
-load_ladder
-require_built "${LADDER[@]}"
-require_gpu "${LADDER[0]}"
+ladder_on_gpu
 
 out=${CHECKS:-docs/results/checks.txt}
-card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+card=$(card_name)
 {
     echo "# bench/checks.sh on $card, $(utc_now)"
     for directory in "${LADDER[@]}"; do

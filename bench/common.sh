@@ -20,6 +20,17 @@ load_ladder() {
     [ ${#LADDER[@]} -gt 0 ] || die 3 "make ladder lists no step directories"
 }
 
+# The ladder loaded, every step built, and a GPU there: what a script that runs every step's
+# program needs first. Call it in the script's own shell.
+ladder_on_gpu() {
+    load_ladder
+    require_built "${LADDER[@]}"
+    require_gpu "${LADDER[0]}"
+}
+
+# The first card's name, as nvidia-smi gives it.
+card_name() { nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1; }
+
 # stepNN_<name> -> stepNN
 short_name() { echo "${1%%_*}"; }
 

@@ -5,15 +5,13 @@
 # them into the step READMEs' "Run it" sections. Run it after `make`.
 set -uo pipefail
 program=reports
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 3
 # shellcheck source=bench/common.sh
 source bench/common.sh
-load_ladder
-require_built "${LADDER[@]}"
-require_gpu "${LADDER[0]}"
+ladder_on_gpu
 
 out=${REPORTS:-docs/results/reports.txt}
-card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+card=$(card_name)
 cuda=$(nvcc --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
 day=$(utc_now)
 {
