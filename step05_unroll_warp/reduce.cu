@@ -18,7 +18,7 @@
  * Profile: five fewer block-wide barriers per block (the barrier stall reason shrinks).
  *         compute-sanitizer --tool racecheck: no hazard for syncwarp, hazards for the
  *         other three; run the two wrong ones with --check to see whether this GPU gives
- *         wrong sums (the README says what one GPU gave). */
+ *         wrong sums (NOTES.md says what one GPU gave). */
 #include "reduce.h"
 
 enum { WARP_SIZE = 32 };
