@@ -65,8 +65,8 @@ LAB_SANITIZER_TOOLS=(memcheck racecheck synccheck)
 LAB_ONE_RUN=(--iters 1 --warmup 0 --quiet --no-cub)
 LAB_SANITIZER_FOUND=99          # compute-sanitizer's exit status when it reported something
 LAB_KILL_AFTER=10               # seconds between timeout's TERM and its KILL
-LAB_REASON_WIDTH=300            # characters of one failure kept for the CSV and the JSON
-LAB_REASON_TOTAL=1200           # characters of the whole reason
+LAB_REASON_WIDTH=300            # characters of a tool's message quoted in a failure
+LAB_REASON_TOTAL=1200           # characters of the whole reason: whole failures, never part of one
 LAB_REASON_SEPARATOR=$'\x1f'    # between failures while they are collected: no ';' of theirs
                                 # (a compiler's 'expected a ";"') is taken for one
 LAB_TIMED_OUT=(124 137)         # timeout's status: TERM worked, or KILL was needed
@@ -94,12 +94,32 @@ lab_graded_variants() {   # LAB -> the variants, the default first ("" for it)
 
 lab_say() { printf '%-12s %s\n' "$1" "$2"; }
 
-lab_clip() {   # TEXT -> one line of at most LAB_REASON_WIDTH characters
-    local text
+# A tool's message (a compiler's error, a sanitizer's report) quoted in one line of at most
+# LAB_REASON_WIDTH characters: a longer one is cut between two words, and says so.
+lab_clip() {   # TEXT -> one line
+    local text cut=" [cut: the log has the rest]"
     text=$(printf '%s' "$1" | tr '\n\t' '  ' | tr -s ' ')
-    [ ${#text} -le "$LAB_REASON_WIDTH" ] || text="${text:0:LAB_REASON_WIDTH-3}..."
+    if [ ${#text} -gt "$LAB_REASON_WIDTH" ]; then
+        text=${text:0:LAB_REASON_WIDTH-${#cut}}
+        text="${text% *}$cut"
+    fi
     printf '%s' "$text"
 }
+
+# Where cuobjdump is (the SASS of make labNN-sass and make ptx), or where it would be.
+lab_cuobjdump_where() {
+    local found candidate
+    for candidate in "${CUOBJDUMP:-}" "$(command -v cuobjdump 2>/dev/null)" "${CUDA_HOME:-/usr/local/cuda}/bin/cuobjdump"; do
+        [ -n "$candidate" ] && [ -x "$candidate" ] && found=$candidate && break
+    done
+    if [ -n "${found:-}" ]; then
+        echo "$found"
+    else
+        echo "not installed here (${CUDA_HOME:-/usr/local/cuda}/bin/cuobjdump, package cuda-cuobjdump; CUOBJDUMP=path names one)"
+    fi
+}
+
+lab_one_line() { printf '%s' "$1" | tr '\n\t' '  ' | tr -s ' '; }
 
 lab_timed_out() { [[ " ${LAB_TIMED_OUT[*]} " == *" $1 "* ]]; }
 
@@ -177,7 +197,8 @@ lab_stage_lesson() {   # LAB PTX LOGDIR
         LAB_INSTRUCTIONS=0
         while IFS= read -r line; do
             lab_say code "FAILED: ${line#missing: }"
-            LAB_REASONS+=("compiled code: $(lab_clip "${line#missing: }")")
+            # lesson.py's findings are sentences of its own, of bounded length: kept whole
+            LAB_REASONS+=("compiled code: $(lab_one_line "${line#missing: }")")
         done < <(grep '^missing: ' "$log")
     else
         lab_say code "not read: $(head -n 1 "$log")"
@@ -484,19 +505,29 @@ lab_reason_rank() {
     esac
 }
 
-# The failures, causes first, each once, joined with "; " and cut at LAB_REASON_TOTAL
-# characters.
+# The failures, causes first, each once, joined with "; ". Only whole failures: those that
+# do not fit in LAB_REASON_TOTAL characters are counted at the end, never cut.
 lab_reason_text() {
-    local reasons=("${LAB_REASONS[@]}") text line
+    local reasons=("${LAB_REASONS[@]}") line
     [ ${#LAB_UNCHECKED[@]} -eq 0 ] || reasons+=("not checked: $(IFS="$LAB_REASON_SEPARATOR"; echo "${LAB_UNCHECKED[*]}")")
     [ ${#reasons[@]} -gt 0 ] || return 0
-    text=$(for line in "${reasons[@]}"; do
-               printf '%s\t%s\n' "$(lab_reason_rank "$line")" "${line//$'\n'/ }"
-           done | sort -s -t $'\t' -k 1,1n | cut -f 2- | awk '!seen[$0]++' |
-           awk -v separator="; " 'NR > 1 {printf "%s", separator} {printf "%s", $0}')
-    text=${text//$LAB_REASON_SEPARATOR/, }
-    [ ${#text} -le "$LAB_REASON_TOTAL" ] || text="${text:0:LAB_REASON_TOTAL-3}..."
-    printf '%s' "$text"
+    for line in "${reasons[@]}"; do
+        line=${line//$'\n'/ }
+        printf '%s\t%s\n' "$(lab_reason_rank "$line")" "${line//$LAB_REASON_SEPARATOR/, }"
+    done | sort -s -t $'\t' -k 1,1n | cut -f 2- | awk '!seen[$0]++' |
+        awk -v total="$LAB_REASON_TOTAL" '
+            function more(count) {
+                return count ? "; and " count " more failure" (count > 1 ? "s" : "") " (the logs hold every one)" : ""
+            }
+            { failure[NR] = $0 }
+            END {
+                for (kept = 0; kept < NR; kept++) {   # the first whole, and each next one that fits
+                    next_text = text (kept ? "; " : "") failure[kept + 1]
+                    if (kept && length(next_text more(NR - kept - 1)) > total) break
+                    text = next_text
+                }
+                printf "%s%s", text, more(NR - kept)
+            }'
 }
 
 # Passed: the host code is the starter's, it built, the compiled code holds what the lesson
@@ -707,8 +738,10 @@ lab_run() {   # LAB ARGUMENTS...
     if ! lab_require_gpu "$lab" >&2; then
         lab_check_without_gpu "$lab" "$LAB_ROOT/build/labs/$lab/reduce.ptx" "$logdir"
         status=$?
-        echo "Without a GPU: read the PTX and SASS (make $lab-ptx, make ptx) and do the tasks that" >&2
-        echo "  labs/$lab/README.md marks \"no GPU\"; run --check where there is one." >&2
+        echo "Without a GPU: read the PTX (make $lab-ptx) and the SASS, what the GPU runs (make $lab-sass;" >&2
+        echo "  make ptx writes the steps'), and do the tasks that labs/$lab/README.md marks \"no GPU\";" >&2
+        echo "  run --check where there is one. The SASS needs cuobjdump, from the CUDA toolkit's bin:" >&2
+        echo "  $(lab_cuobjdump_where)." >&2
         return "$status"
     fi
     lab_check "$lab" "$LAB_ROOT/labs/$lab/program" "$LAB_ROOT/build/labs/$lab/reduce.ptx" "$logdir"

@@ -8,6 +8,9 @@
 #   make labs     every lab
 #   make labNN-ptx build/labs/labNN/reduce.ptx: the PTX of the lab's kernel (no GPU needed;
 #                 ARCH=sm_NN, default sm_90), as make ptx writes it for the steps
+#   make labNN-sass build/labs/labNN/reduce.sass: the SASS of the same code, what the GPU runs
+#                 after ptxas has scheduled it (no GPU needed; cuobjdump, which the CUDA
+#                 toolkit installs in its bin, $(CUDA_HOME)/bin: CUOBJDUMP=path names another)
 #   make grade SUBMISSIONS=dir LAB=labNN [GRADE_JOBS=N]
 #                 labs/grade.sh: builds and checks every student's kernel, one CSV row each
 
@@ -19,6 +22,9 @@ LABS := $(foreach row,$(LAB_ROWS),$(firstword $(subst :, ,$(row))))
 # The flags of make ptx (bench/ptx.sh) that shape the code, and its default architecture.
 LAB_PTX_FLAGS := -std=c++17 -O3 -lineinfo
 LAB_PTX_ARCH := sm_90
+
+# cuobjdump turns a cubin into SASS; found as bench/ptx.sh finds it.
+CUOBJDUMP ?= $(or $(shell command -v cuobjdump 2>/dev/null),$(CUDA_HOME)/bin/cuobjdump)
 
 # A step's objects without its kernel: the host program the lab's kernel completes.
 lab_host_objects = $(filter-out $(BUILD)/$(1)/reduce.o,$(call step_objects,$(1)))
@@ -36,10 +42,16 @@ $(1)-ptx: $(BUILD)/labs/$(1)/reduce.ptx
 $(BUILD)/labs/$(1)/reduce.ptx: labs/$(1)/reduce.cu
 	@mkdir -p $$(@D)
 	$$(NVCC) $(LAB_PTX_FLAGS) -arch=$$(or $$(ARCH),$(LAB_PTX_ARCH)) -Icommon -I$(2) -ptx $$< -o $$@
+$(1)-sass: $(BUILD)/labs/$(1)/reduce.sass
+$(BUILD)/labs/$(1)/reduce.sass: labs/$(1)/reduce.cu
+	@test -x "$$(CUOBJDUMP)" || { echo "make $(1)-sass: no cuobjdump at $$(CUOBJDUMP): it comes with the CUDA toolkit, in its bin (package cuda-cuobjdump); CUOBJDUMP=path names one" >&2; exit 1; }
+	@mkdir -p $$(@D)
+	$$(NVCC) $(LAB_PTX_FLAGS) -arch=$$(or $$(ARCH),$(LAB_PTX_ARCH)) -Icommon -I$(2) -cubin $$< -o $$(@:.sass=.cubin)
+	$$(CUOBJDUMP) -sass $$(@:.sass=.cubin) >$$@
 endef
 $(foreach row,$(LAB_ROWS),$(eval $(call lab_rules,$(word 1,$(subst :, ,$(row))),$(word 2,$(subst :, ,$(row))),$(wordlist 3,9,$(subst :, ,$(row))))))
 
-.PHONY: $(LABS) $(addsuffix -ptx,$(LABS)) lab-submission
+.PHONY: $(LABS) $(addsuffix -ptx,$(LABS)) $(addsuffix -sass,$(LABS)) lab-submission
 labs: $(LABS)
 
 grade:

@@ -12,7 +12,8 @@ needed). Every lab is checked for:
     thread of the block reaches: none may sit behind a branch on a thread-dependent value
     (threadIdx, a lane, a value loaded through one) that lets some threads go past it. A
     loop from threadIdx.x (plus a multiple of the block) to a multiple of the block, by a
-    multiple of the block, runs as often in every thread and splits nobody;
+    multiple of the block, runs as often in every thread and splits nobody, unrolled or not
+    (the block: blockDim.x, or the most threads __launch_bounds__ allows);
   - a full mask (0xffffffff) on every shuffle, __syncwarp() and warp vote, and every such
     instruction reached by the whole warp: none behind a branch on a value that differs
     between the lanes of a warp (threadIdx.x % 32, a lane's element; not threadIdx.x / 32,
@@ -105,11 +106,14 @@ class Kernel:
         return variant
 
     # ---- comparisons that split no group of threads ---------------------------------------
-    # A thread's index t in a group of B threads (a block: B = blockDim.x; a warp: B = 32) is
-    # i = t + k*B with the same k in the whole group; then i < m*B holds in all of the group
-    # or in none of it. So a loop from threadIdx.x to a bound rounded up to the block, stepping
-    # by a multiple of the block, runs the same number of times in every thread; and t < 32,
-    # t / 32, t & ~31 are the same in every lane of a warp.
+    # A thread's index t in a group of B threads (a block: B = blockDim.x, or the most threads
+    # .maxntid allows; a warp: B = 32) is i = t + k*B with the same k in the whole group and
+    # 0 <= t - (the group's first thread) < B; then i < m*B holds in all of the group or in
+    # none of it. So a loop from threadIdx.x to a bound rounded up to the block, stepping by a
+    # multiple of the block, runs the same number of times in every thread; and t < 32,
+    # t / 32, t & ~31 are the same in every lane of a warp. The same holds for m*B - 1 - i
+    # (= m*B + ~i): a compiler that unrolls such a loop counts its remaining trips from it
+    # ((bound - 1 - i) / step, its low bits for the odd trip), and those counts split nobody.
     def definitions(self):
         defined = {}
         for ins in self.instructions:
@@ -129,8 +133,10 @@ class Kernel:
         return operand
 
     def multiples(self, group):
-        """(M, T): the registers that always hold a multiple of the group's size, and those that
-        always hold threadIdx.x plus such a multiple. group: "ntid", or a number of threads."""
+        """(is_m, is_t, is_r, is_l): tests of an operand that always holds a multiple of the
+        group's size (M), threadIdx.x plus such a multiple (T), such a multiple minus one minus
+        threadIdx.x (R), or such a multiple minus one (L). group: "ntid", or a number of
+        threads."""
         defined = self.definitions()
 
         def is_size(operand):
@@ -146,6 +152,20 @@ class Kernel:
 
         def is_t(operand, t):
             return operand in t or self.canonical(operand, defined) == "%tid.x"
+
+        def is_r(operand, r):
+            return operand in r
+
+        def is_l(operand, l):
+            value = number(operand)
+            if value is not None:
+                return value == -1 or group != "ntid" and (value + 1) % group == 0
+            return operand in l
+
+        def is_one_more(operand):
+            """a number that is one more than a multiple of the group's size"""
+            value = number(operand)
+            return value is not None and (value == 1 or group != "ntid" and (value - 1) % group == 0)
 
         remainder = {}
         for _ in range(4):
@@ -163,37 +183,51 @@ class Kernel:
                 if len(found) == 1 and None not in found:
                     remainder[name] = found.pop()
 
-        def gives(ins, m, t):
+        def gives(ins, m, t, r, l):
+            """Whether the instruction's result is in M, in T, in R, in L."""
             base, ops = ins.opcode.split(".")[0], ins.operands
             if ins.guard or len(ops) < 2:
-                return False, False
+                return False, False, False, False
             a, b = ops[1], ops[2] if len(ops) > 2 else None
             if base in ("mov", "cvt") and len(ops) == 2:
-                return is_m(a, m), is_t(a, t)
+                return is_m(a, m), is_t(a, t), is_r(a, r), is_l(a, l)
+            if base == "not" and len(ops) == 2:
+                return False, is_r(a, r), is_t(a, t), False      # ~x = -1 - x
             if base == "add" and b:
-                return is_m(a, m) and is_m(b, m), is_t(a, t) and is_m(b, m) or is_m(a, m) and is_t(b, t)
+                return (is_m(a, m) and is_m(b, m),
+                        is_t(a, t) and is_m(b, m) or is_m(a, m) and is_t(b, t),
+                        is_r(a, r) and is_m(b, m) or is_m(a, m) and is_r(b, r),
+                        is_l(a, l) and is_m(b, m) or is_m(a, m) and is_l(b, l))
             if base == "sub" and b:
                 whole = remainder.get(b) == self.canonical(a, defined)
-                return whole or is_m(a, m) and is_m(b, m), is_t(a, t) and is_m(b, m)
+                return (whole or is_m(a, m) and is_m(b, m), is_t(a, t) and is_m(b, m),
+                        is_r(a, r) and is_m(b, m) or is_l(a, l) and is_t(b, t),
+                        is_l(a, l) and is_m(b, m) or is_m(a, m) and is_one_more(b))
             if base == "mul" and b:
-                return any(is_m(x, m) or is_size(x) for x in (a, b)), False
+                return any(is_m(x, m) or is_size(x) for x in (a, b)), False, False, False
             if base == "mad" and len(ops) == 4:
                 product = any(is_m(x, m) or is_size(x) for x in (a, b))
-                return product and is_m(ops[3], m), product and is_t(ops[3], t)
+                return (product and is_m(ops[3], m), product and is_t(ops[3], t),
+                        product and is_r(ops[3], r), product and is_l(ops[3], l))
             if base == "shl" and b:
                 shift = number(b)
-                return is_m(a, m) or group != "ntid" and shift is not None and (1 << shift) % group == 0, False
+                return (is_m(a, m) or group != "ntid" and shift is not None and (1 << shift) % group == 0,
+                        False, False, False)
             if base == "and" and b:
-                return is_m(a, m) or is_m(b, m), False
-            return False, False
+                return is_m(a, m) or is_m(b, m), False, False, False
+            return False, False, False, False
 
-        m, t = set(defined), set(defined)
+        # The largest sets that every definition keeps: a loop's index that starts in T and
+        # steps by a multiple stays in T.
+        sets = [set(defined) for _ in range(4)]
         while True:
-            new_m = {name for name in m if all(gives(ins, m, t)[0] for ins in defined[name])}
-            new_t = {name for name in t if all(gives(ins, m, t)[1] for ins in defined[name])}
-            if (new_m, new_t) == (m, t):
-                return m, t, is_m, is_t
-            m, t = new_m, new_t
+            new = [{name for name in sets[k] if all(gives(ins, *sets)[k] for ins in defined[name])}
+                   for k in range(4)]
+            if new == sets:
+                m, t, r, l = sets
+                return (lambda x: is_m(x, m)), (lambda x: is_t(x, t)), (lambda x: is_r(x, r)), \
+                    (lambda x: is_l(x, l))
+            sets = new
 
     def uniform_instructions(self, level):
         """The instructions whose result is the same in every thread of the group (the
@@ -201,11 +235,14 @@ class Kernel:
         groups = [WARP_SIZE] if level == "warp" else ["ntid"] + ([self.block_limit] if self.block_limit else [])
         uniform = set()
         for group in groups:
-            m, t, is_m, is_t = self.multiples(group)
+            is_m, is_t, is_r, is_l = self.multiples(group)
+            # A power of two divides 2^32 and 2^64: m*B - 1 - i stays k*B plus a number below
+            # B when the arithmetic wraps (m = 0: ~i), and the low bits of k*B are zero.
+            power_of_two = group != "ntid" and group & (group - 1) == 0
 
-            def is_m_less_one(operand):
-                value = number(operand)
-                return value is not None and group != "ntid" and (value + 1) % group == 0
+            def within(operand):
+                """k*B plus a number from 0 to B - 1, with the same k in the whole group"""
+                return is_t(operand) or power_of_two and is_r(operand)
 
             for ins in self.instructions:
                 parts = ins.opcode.split(".")
@@ -214,14 +251,16 @@ class Kernel:
                     a, b, compare = ops[1], ops[2], parts[1]
                     below = compare in ("lt", "lo", "ge", "hs")
                     above = compare in ("gt", "hi", "le", "ls")
-                    if below and (is_t(a, t) and is_m(b, m) or is_m_less_one(a) and is_t(b, t)) or \
-                            above and (is_m(a, m) and is_t(b, t) or is_t(a, t) and is_m_less_one(b)):
+                    if below and (within(a) and is_m(b) or is_l(a) and within(b)) or \
+                            above and (is_m(a) and within(b) or within(a) and is_l(b)):
                         uniform.add(id(ins))
-                elif level == "warp" and len(ops) == 3 and is_t(ops[1], t):
-                    shift = number(ops[2])
-                    if shift is not None and (parts[0] == "shr" and shift >= 5 or
-                                              parts[0] == "div" and shift % WARP_SIZE == 0 or
-                                              parts[0] == "and" and shift % WARP_SIZE == 0):
+                elif power_of_two and len(ops) == 3 and within(ops[1]) and number(ops[2]) is not None:
+                    # (k*B + r) / 2^s with 2^s a multiple of B, and (k*B + r) & (a multiple
+                    # of B), do not depend on r
+                    operand = number(ops[2])
+                    if parts[0] == "shr" and operand >= 0 and (1 << operand) % group == 0 or \
+                            parts[0] == "div" and operand > 0 and operand % group == 0 or \
+                            parts[0] == "and" and operand % group == 0:
                         uniform.add(id(ins))
         return uniform
 
@@ -441,6 +480,7 @@ def partial_warps(kernel):
 
 def partial_masks(kernel):
     findings = []
+    defined = kernel.definitions()
     for ins in kernel.instructions:
         if not WARP_SYNCING.match(ins.opcode) or not ins.operands:
             continue
@@ -448,10 +488,21 @@ def partial_masks(kernel):
         value = number(mask)
         values = {value & FULL_MASK} if value is not None else kernel.constants(mask)
         if values != {FULL_MASK}:
-            shown = ", ".join(f"0x{v:08x}" for v in sorted(values)) if values else f"{mask}, not a constant"
-            findings.append(f"{ins.opcode} at {ins.where()} has the mask {shown}: every lane must take part "
-                            f"(0xffffffff)")
+            findings.append(f"{ins.opcode} at {ins.where()} has {mask_source(kernel, mask, values, defined)}: "
+                            f"every lane must take part (0xffffffff)")
     return findings
+
+
+def mask_source(kernel, mask, values, defined):
+    """What a mask operand holds, in words: its constants, __activemask(), or a value computed
+    at run time (no register name: the same mistake at other lines reads the same)."""
+    if values:
+        return "the mask " + ", ".join(f"0x{v:08x}" for v in sorted(values))
+    root = kernel.canonical(mask, defined)
+    if any(ins.opcode.startswith("activemask") for ins in defined.get(root, [])):
+        return ("the mask that __activemask() gives (activemask.b32), the lanes active at that moment, "
+                "which need not be all 32")
+    return "a mask computed at run time, not a constant"
 
 
 def short_name(kernel):
@@ -496,12 +547,13 @@ def ticket_order(kernel, variant_name, lab_hint):
     return findings
 
 
-def acquire_findings(kernel, t, variant_name, split):
+def acquire_findings(kernel, t, variant_name, split, no_acquire=None):
     """The acquire after the ticket, in every thread that reads the other blocks' sums: a fence
     between the ticket and a barrier that comes before the reads (the barrier passes the
     order on to the whole block), or a fence after the last such barrier that every thread
     of the block runs. A fence orders only the memory operations of the thread that runs it
-    (CUDA C++ Programming Guide, "Memory Fence Functions")."""
+    (CUDA C++ Programming Guide, "Memory Fence Functions"). no_acquire: what to say when
+    nothing acquires (default: the fence variant's remedy)."""
     ticket = kernel.instructions[t]
     later = kernel.instructions[t + 1:]
     loads = [i for i, ins in enumerate(later) if ins.opcode.startswith("ld.global") or
@@ -510,8 +562,9 @@ def acquire_findings(kernel, t, variant_name, split):
     fences = [i for i, ins in enumerate(up_to_load) if FENCE.match(ins.opcode) or ".acquire" in ins.opcode]
     barriers = [i for i, ins in enumerate(up_to_load) if BLOCK_BARRIER.match(ins.opcode)]
     if not fences:
-        return [f"{variant_name}: no fence between taking the ticket ({ticket.opcode} at {ticket.where()}) "
-                f"and reading the other blocks' sums: __threadfence() after the ticket (an acquire)"]
+        return [no_acquire or f"{variant_name}: no fence between taking the ticket ({ticket.opcode} at "
+                f"{ticket.where()}) and reading the other blocks' sums: __threadfence() after the ticket "
+                f"(an acquire)"]
     if not barriers or fences[0] < barriers[-1]:
         return []                        # the ticket's thread reads, or a barrier passes it on
     if any(id(up_to_load[f]) not in split for f in fences if f > barriers[-1]):
@@ -534,14 +587,66 @@ def lab05(kernels):
         if variant == 0:
             findings += ticket_order(kernel, "the fence variant (TODO(lab5) A)", "TODO(lab5) A is not written")
         elif variant == 1:
-            found = ticket_order(kernel, "the atomic-ref variant (TODO(lab5) B)", "TODO(lab5) B is not written")
-            plain = [t for t in kernel.instructions if TICKET.match(t.opcode) and
-                     not (ORDER_RELEASE.search(t.opcode) or ORDER_ACQUIRE.search(t.opcode))]
-            if plain:
-                found.append(f"the atomic-ref variant (TODO(lab5) B): the ticket is a "
-                             f"plain atomicAdd ({plain[0].opcode} at {plain[0].where()}), not a fetch_add with "
-                             f"a memory order on a device-scope cuda::atomic_ref (atom.add.acq_rel.gpu)")
-            findings += found
+            findings += atomic_ref_order(kernel)
+    return findings
+
+
+# What a ticket's PTX says of the cuda::atomic_ref it was taken on: atom.add.<order>.<scope>.
+# The atomicAdd functions write no order (relaxed), and a scope only when it is not the device.
+PLAIN_ATOMICS = {None: "a plain atomicAdd", "gpu": "a plain atomicAdd", "cta": "atomicAdd_block",
+                 "sys": "atomicAdd_system"}
+SCOPES = ("cta", "gpu", "sys")          # cuda::thread_scope_block, _device, _system
+ORDERS = {"relaxed": "memory_order_relaxed", "acquire": "memory_order_acquire",
+          "release": "memory_order_release", "acq_rel": "memory_order_acq_rel"}
+TASK_B_NEEDS = "task B needs acquire-release order at device scope"
+
+
+def atomic_ref_order(kernel):
+    """Task B: the ticket taken with one read-modify-write on a cuda::atomic_ref, no
+    __threadfence(): device scope (the sums it orders are written by other blocks) and a
+    memory order that releases this block's sum before the ticket and acquires the others'
+    after it (acquire-release; or a release and an acquire fence after it, or seq_cst, which
+    the compiler writes as a fence and an acquire). Each finding names the scope or the order
+    the kernel gave its atomic_ref, and what task B needs."""
+    name = "the atomic-ref variant (TODO(lab5) B)"
+    tickets = [i for i, ins in enumerate(kernel.instructions) if TICKET.match(ins.opcode)]
+    if not tickets:
+        return [f"{name} takes no ticket: no atomic add on the counter (TODO(lab5) B is not written)"]
+    findings = []
+    split = {id(ins) for ins, _ in partly_reached(kernel, "block", lambda i: FENCE.match(i.opcode))}
+    for t in tickets:
+        ticket = kernel.instructions[t]
+        qualifiers = ticket.opcode.split(".")
+        order = next((q for q in qualifiers if q in ORDERS), None)
+        scope = next((q for q in qualifiers if q in SCOPES), None)
+        taken = f"{ticket.opcode} at {ticket.where()}"
+        if order is None:
+            findings.append(f"{name}: the ticket is {PLAIN_ATOMICS[scope]} ({taken}), which orders nothing: "
+                            f"{TASK_B_NEEDS}, from a fetch_add on a cuda::atomic_ref")
+        elif scope == "cta":
+            findings.append(f"{name}: the ticket's cuda::atomic_ref has block scope (cuda::thread_scope_block: "
+                            f"{taken}): its {ORDERS[order]} orders this block's threads only, and the sums it "
+                            f"must order are written by the other blocks: {TASK_B_NEEDS}")
+        elif order == "relaxed":
+            findings.append(f"{name}: the ticket is a fetch_add with memory_order_relaxed ({taken}), which "
+                            f"orders nothing: neither this block's sum before its ticket (release) nor the "
+                            f"last block's reads of the other sums after it (acquire): {TASK_B_NEEDS}")
+        else:
+            before = kernel.instructions[:t]
+            stores = [i for i, ins in enumerate(before) if ins.opcode.startswith("st.global")]
+            after_store = before[stores[-1] + 1:] if stores else before
+            released = order in ("release", "acq_rel") or any(FENCE.match(ins.opcode) for ins in after_store)
+            if not released:
+                findings.append(f"{name}: the ticket is a fetch_add with {ORDERS[order]} ({taken}), which "
+                                f"does not release: nothing makes this block's sum visible before its ticket: "
+                                f"{TASK_B_NEEDS}")
+            if order not in ("acquire", "acq_rel"):
+                findings += acquire_findings(
+                    kernel, t, name, split,
+                    f"{name}: the ticket is a fetch_add with {ORDERS[order]} ({taken}), which does not "
+                    f"acquire, and no fence follows it: nothing keeps the last block's reads of the other "
+                    f"blocks' sums after its ticket: {TASK_B_NEEDS} (or, after this release, an acquire "
+                    f"cuda::atomic_thread_fence at device scope)")
     return findings
 
 

@@ -205,22 +205,10 @@ Test(labs, check_without_a_gpu_says_so_and_exits_3, .timeout = 300)
     cr_expect_not_null(strstr(o.out, "Not checked without a GPU: the sums (--check), races and "
                                      "out-of-bounds accesses (compute-sanitizer)"),
                        "%s", o.out);
-    free(o.out);
-}
-
-Test(labs, check_without_a_gpu_reads_the_compiled_code, .timeout = 300)
-{
-    struct outcome o = run((const char *const[]){"labs/lab05/run", "--check", NULL}, GPUS_HIDDEN);
-    cr_expect_eq(o.exit_code, 1, "exit code %d (1: the starter's code already fails):\n%s",
-                 o.exit_code, o.out);
-    cr_expect_not_null(strstr(o.out, "the fence variant (TODO(lab5) A) takes no ticket"), "%s",
-                       o.out);
-    cr_expect_not_null(strstr(o.out, "the atomic-ref variant (TODO(lab5) B) takes no ticket"), "%s",
-                       o.out);
-    cr_expect_not_null(
-        strstr(o.out, "\"pass\":false,\"builds\":true,\"host_code\":true,\"instructions\":false,"
-                      "\"correct\":null"),
-        "%s", o.out);
+    /* It sends the student to the SASS too, and names the tool that writes it. */
+    cr_expect_not_null(strstr(o.out, "(make lab01-sass;"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "The SASS needs cuobjdump, from the CUDA toolkit's bin:"),
+                       "%s", o.out);
     free(o.out);
 }
 
@@ -485,6 +473,30 @@ Test(labs, verdict_names_the_cause_first_once_and_whole)
     free(o.out);
 }
 
+/* More failures than the reason has room for: as many whole ones as fit, then their count; a
+ * tool's long message cut between words, saying so. Never a sentence cut in the middle. */
+Test(labs, verdict_counts_the_failures_it_has_no_room_for)
+{
+    struct outcome o = bash_script(
+        "source labs/check.sh; lab_reset; LAB_REASONS=();"
+        "for i in $(seq 40); do LAB_REASONS+=(\"racecheck at n = 1: hazard $i of many, each "
+        "reported with a long text that fills the cell\"); done;"
+        "printf 'reason: %s|\\n' \"$(lab_reason_text)\";"
+        "printf 'clipped: %s|\\n' \"$(lab_clip \"$(printf 'word%.0s ' $(seq 100))\")\"");
+    const char *reason = strstr(o.out, "reason: ");
+    cr_assert_not_null(reason, "%s", o.out);
+    size_t length = strcspn(reason, "|");
+    cr_expect_leq(length, strlen("reason: ") + 1200, "the reason is %zu characters", length);
+    cr_expect_not_null(strstr(reason, "each reported with a long text that fills the cell; and "),
+                       "the last failure kept is not whole: %.*s", (int)length, reason);
+    cr_expect_not_null(strstr(reason, " more failures (the logs hold every one)|"),
+                       "the failures left out are not counted: %.*s", (int)length, reason);
+    cr_expect_not_null(strstr(o.out, "clipped: word word"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, " word [cut: the log has the rest]|"),
+                       "a tool's message cut inside a word, or without saying so: %s", o.out);
+    free(o.out);
+}
+
 Test(labs, a_stage_that_could_not_run_is_not_passed)
 {
     struct outcome o = bash_script(
@@ -601,6 +613,7 @@ static const struct host_reading HOST_READINGS[] = {
     {"tests/wrong_kernels/lab01_right_uniform_loop.cu", "step02_divergence", ""},
     {"tests/wrong_kernels/lab04_unsigned_grid_stride.cu", "step08_shuffle", ""},
     {"tests/wrong_kernels/lab05_one_thread_acquire.cu", "step09_last_block", ""},
+    {"tests/wrong_kernels/lab05_right_uniform_loop.cu", "step09_last_block", ""},
     {"tests/wrong_kernels/lab01_host_sum.cu", "step02_divergence",
      "lab01_host_sum.cu:27: the starter's host code was changed: `extern \"C\" cudaError_t "
      "reduce_blocks"},
@@ -666,6 +679,7 @@ static const struct reading READINGS[] = {
     {"lab04", "labs/lab04/reduce.cu", "the warp's sum uses no shuffle"},
     {"lab03", "labs/lab03/reduce.cu", "has no __syncwarp()"},
     {"lab01", "tests/wrong_kernels/lab01_right_uniform_loop.cu", ""},
+    {"lab05", "tests/wrong_kernels/lab05_right_uniform_loop.cu", ""},
     {"lab04", "tests/wrong_kernels/lab04_unsigned_grid_stride.cu", ""}, /* wrong at 2^32 only */
     {"lab03", "tests/wrong_kernels/lab03_partial_syncwarp.cu",
      "a warp instruction that part of the warp skips, in reduce_unroll_warp<0>: bar.warp.sync at "
@@ -711,6 +725,206 @@ ParameterizedTest(const struct reading *r, labs, lesson_reads_the_compiled_code,
     free(built.out);
     free(o.out);
     free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
+}
+
+/* A kernel file with one edit, `from` (there exactly once) replaced by `to`, written to
+ * scratch/reduce.cu, and its PTX built as labs/grade.sh builds it: the path of the PTX in `ptx`. */
+static void edited_kernel_ptx(const char *lab, const char *kernel, const char *from, const char *to,
+                              const char *scratch, char ptx[PATH_LENGTH])
+{
+    char path[PATH_LENGTH], setting_lab[FOLDER_LENGTH],
+        setting_kernel[PATH_LENGTH + sizeof "LAB_KERNEL="], setting_out[PATH_LENGTH];
+    char *text = read_file(kernel), *at = strstr(text, from);
+    cr_assert_not_null(at, "%s has no '%s'", kernel, from);
+    cr_assert_null(strstr(at + 1, from), "%s has '%s' more than once", kernel, from);
+    snprintf(path, sizeof path, "%s/reduce.cu", scratch);
+    FILE *file = fopen(path, "w");
+    cr_assert_not_null(file, "%s: %s", path, strerror(errno));
+    fprintf(file, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    fclose(file);
+    free(text);
+    snprintf(setting_lab, sizeof setting_lab, "LAB=%s", lab);
+    snprintf(setting_kernel, sizeof setting_kernel, "LAB_KERNEL=%s", path);
+    snprintf(setting_out, sizeof setting_out, "LAB_OUT=%s", scratch);
+    snprintf(ptx, PATH_LENGTH, "%s/reduce.ptx", scratch);
+    struct outcome built = run((const char *const[]){"make", "-s", "--no-print-directory",
+                                                     setting_lab, setting_kernel, setting_out, ptx,
+                                                     NULL},
+                               NULL);
+    cr_assert_eq(built.exit_code, 0, "make %s: %s", ptx, built.out);
+    free(built.out);
+}
+
+static int count_lines_starting(const char *text, const char *start)
+{
+    int count = 0;
+    for (const char *line = text; line != NULL && *line;
+         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        count += strncmp(line, start, strlen(start)) == 0;
+    return count;
+}
+
+/* A right kernel with one edit that makes it wrong in one way, and what lesson.py must say of
+ * it: the cause in words that name what the kernel did, and what the lesson needs. */
+struct edited_reading {
+    char lab[8], kernel[80], from[64], to[64];
+    char findings[2][160]; /* parts of what lesson.py must say is missing */
+    char absent[40];       /* what it must not say */
+    int lines;             /* how many "missing:" lines: one per mistake */
+};
+static const struct edited_reading EDITED_READINGS[] = {
+    /* The last block's loop bounded by gridDim.x, not a multiple of its step: the threads
+     * past gridDim.x leave it a trip early and skip block_sum's barriers. */
+    {"lab05",
+     "tests/wrong_kernels/lab05_right_uniform_loop.cu",
+     "(gridDim.x + BLOCK_SIZE - 1) / BLOCK_SIZE * BLOCK_SIZE",
+     "gridDim.x",
+     {"a barrier that not every thread of the block reaches, in reduce_last_block<",
+      "is skipped by the threads that the branch at reduce.cu:"},
+     "ok: ",
+     0},
+    /* Task B's ticket on an atomic_ref of block scope, relaxed, or release only: never told
+     * to write the fence variant's __threadfence(). */
+    {"lab05",
+     "step09_last_block/reduce.cu",
+     "cuda::thread_scope_device> ticket",
+     "cuda::thread_scope_block> ticket",
+     {"the atomic-ref variant (TODO(lab5) B): the ticket's cuda::atomic_ref has block scope "
+      "(cuda::thread_scope_block: atom.add.acq_rel.cta.u32 at reduce.cu:",
+      "task B needs acquire-release order at device scope"},
+     "__threadfence()",
+     1},
+    {"lab05",
+     "step09_last_block/reduce.cu",
+     "memory_order_acq_rel) == gridDim",
+     "memory_order_relaxed) == gridDim",
+     {"the atomic-ref variant (TODO(lab5) B): the ticket is a fetch_add with "
+      "memory_order_relaxed (atom.add.relaxed.gpu.u32 at reduce.cu:",
+      "task B needs acquire-release order at device scope"},
+     "plain atomicAdd",
+     1},
+    {"lab05",
+     "step09_last_block/reduce.cu",
+     "memory_order_acq_rel) == gridDim",
+     "memory_order_release) == gridDim",
+     {"the atomic-ref variant (TODO(lab5) B): the ticket is a fetch_add with "
+      "memory_order_release (atom.add.release.gpu.u32 at reduce.cu:",
+      "which does not acquire, and no fence follows it"},
+     "__threadfence()",
+     1},
+    /* __activemask() in every shuffle: one line, with the count of the others. */
+    {"lab04",
+     "step08_shuffle/reduce.cu",
+     "__shfl_down_sync(FULL_WARP_MASK, value, offset)",
+     "__shfl_down_sync(__activemask(), value, offset)",
+     {"a warp instruction with a partial mask, in reduce_shuffle<",
+      "has the mask that __activemask() gives (activemask.b32), the lanes active at that moment"},
+     "not a constant",
+     1},
+};
+
+ParameterizedTestParameters(labs, lesson_names_what_an_edited_kernel_did)
+{
+    return cr_make_param_array(struct edited_reading, EDITED_READINGS,
+                               sizeof EDITED_READINGS / sizeof EDITED_READINGS[0]);
+}
+
+ParameterizedTest(const struct edited_reading *r, labs, lesson_names_what_an_edited_kernel_did,
+                  .timeout = 300)
+{
+    char scratch[] = "/tmp/labs-edit-XXXXXX", ptx[PATH_LENGTH];
+    cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
+    edited_kernel_ptx(r->lab, r->kernel, r->from, r->to, scratch, ptx);
+    struct outcome o = run((const char *const[]){"python3", "labs/lesson.py", r->lab, ptx, NULL},
+                           NULL);
+    cr_expect_eq(o.exit_code, 1, "%s with '%s': exit code %d, expected 1:\n%s", r->kernel, r->to,
+                 o.exit_code, o.out);
+    for (int f = 0; f < 2; f++)
+        cr_expect_not_null(strstr(o.out, r->findings[f]), "%s with '%s': should say '%s':\n%s",
+                           r->kernel, r->to, r->findings[f], o.out);
+    cr_expect_null(strstr(o.out, r->absent), "%s with '%s': should not say '%s':\n%s", r->kernel,
+                   r->to, r->absent, o.out);
+    if (r->lines > 0)
+        cr_expect_eq(count_lines_starting(o.out, "missing: "), r->lines,
+                     "%s with '%s': %d lines, not one per mistake:\n%s", r->kernel, r->to,
+                     count_lines_starting(o.out, "missing: "), o.out);
+    free(o.out);
+    free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
+}
+
+/* lesson.py's findings reach the verdict whole: the longest, task B's relaxed ticket, ends
+ * with what task B needs and its count. */
+Test(labs, verdict_keeps_a_finding_of_the_compiled_code_whole, .timeout = 300)
+{
+    char scratch[] = "/tmp/labs-whole-XXXXXX", ptx[PATH_LENGTH], script[2 * PATH_LENGTH];
+    cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
+    edited_kernel_ptx("lab05", "step09_last_block/reduce.cu", "memory_order_acq_rel) == gridDim",
+                      "memory_order_relaxed) == gridDim", scratch, ptx);
+    snprintf(script, sizeof script,
+             "source labs/check.sh; lab_reset; lab_stage_lesson lab05 %s %s >/dev/null;"
+             "printf 'reason: %%s|\\n' \"$(lab_reason_text)\"",
+             ptx, scratch);
+    struct outcome o = bash_script(script);
+    cr_expect_not_null(strstr(o.out,
+                              "reason: compiled code: the atomic-ref variant (TODO(lab5) B): "
+                              "the ticket is a fetch_add with memory_order_relaxed"),
+                       "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "task B needs acquire-release order at device scope (and 5 "
+                                     "more like it)|"),
+                       "the finding is cut: %s", o.out);
+    free(o.out);
+    free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
+}
+
+/* make labNN-sass: the SASS of the lab's kernel, through cuobjdump; where there is none, it
+ * says where cuobjdump belongs. A stand-in cuobjdump shows what it was given. */
+Test(labs, sass_of_a_lab_comes_from_cuobjdump_and_says_where_it_is, .timeout = 300)
+{
+    char scratch[] = "/tmp/labs-sass-XXXXXX", build[PATH_LENGTH], tool[PATH_LENGTH],
+         setting[PATH_LENGTH + sizeof "CUOBJDUMP="], sass[PATH_LENGTH];
+    cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
+    snprintf(build, sizeof build, "BUILD=%s/build", scratch);
+    struct outcome missing = run((const char *const[]){"make", "-s", "--no-print-directory",
+                                                       "lab04-sass", build,
+                                                       "CUOBJDUMP=/nonexistent/cuobjdump", NULL},
+                                 NULL);
+    cr_expect_neq(missing.exit_code, 0, "%s", missing.out);
+    cr_expect_not_null(strstr(missing.out, "make lab04-sass: no cuobjdump at "
+                                           "/nonexistent/cuobjdump: it comes with the CUDA "
+                                           "toolkit, in its bin"),
+                       "%s", missing.out);
+    free(missing.out);
+    snprintf(tool, sizeof tool, "%s/cuobjdump", scratch);
+    write_file(tool, "#!/bin/sh\necho \"cuobjdump $*\"\n");
+    free(run((const char *const[]){"chmod", "+x", tool, NULL}, NULL).out);
+    snprintf(setting, sizeof setting, "CUOBJDUMP=%s", tool);
+    struct outcome made = run((const char *const[]){"make", "-s", "--no-print-directory",
+                                                    "lab04-sass", build, setting, NULL},
+                              NULL);
+    cr_expect_eq(made.exit_code, 0, "%s", made.out);
+    snprintf(sass, sizeof sass, "%s/build/labs/lab04/reduce.sass", scratch);
+    char *text = read_file(sass);
+    cr_expect(strstr(text, "cuobjdump -sass ") != NULL && strstr(text, "lab04/reduce.cubin"), "%s",
+              text);
+    free(text);
+    free(made.out);
+    free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
+}
+
+Test(labs, check_without_a_gpu_reads_the_compiled_code, .timeout = 300)
+{
+    struct outcome o = run((const char *const[]){"labs/lab05/run", "--check", NULL}, GPUS_HIDDEN);
+    cr_expect_eq(o.exit_code, 1, "exit code %d (1: the starter's code already fails):\n%s",
+                 o.exit_code, o.out);
+    cr_expect_not_null(strstr(o.out, "the fence variant (TODO(lab5) A) takes no ticket"), "%s",
+                       o.out);
+    cr_expect_not_null(strstr(o.out, "the atomic-ref variant (TODO(lab5) B) takes no ticket"), "%s",
+                       o.out);
+    cr_expect_not_null(
+        strstr(o.out, "\"pass\":false,\"builds\":true,\"host_code\":true,\"instructions\":false,"
+                      "\"correct\":null"),
+        "%s", o.out);
+    free(o.out);
 }
 
 /* ---- on a GPU ------------------------------------------------------------------------------ */
@@ -765,6 +979,7 @@ static const struct expectation EXPECTED[] = {
     {4, "solution", RIGHT, false, false, false},
     {2, "lab03_right_shuffle", RIGHT, false, false, false},
     {4, "lab05_right_release_acquire", RIGHT, false, false, false},
+    {4, "lab05_right_uniform_loop", RIGHT, false, false, false},
     {0, "broken", BROKEN, {"does not compile: "}, false, false, false},
     {1, "broken", BROKEN, {"does not compile: "}, false, false, false},
     {2, "broken", BROKEN, {"does not compile: "}, false, false, false},

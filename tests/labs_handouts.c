@@ -6,7 +6,10 @@
  * more tokens of the model answer's code that the steps before the lab do not show is in the
  * handout, the starter's comments or a section the handout links to; and the reading the
  * handout assigns is as long as it says, at 150 words a minute at most. Those two are read
- * by tests/labs_handouts.py, which says how. */
+ * by tests/labs_handouts.py, which says how. And what is not a run of six tokens: lab01's
+ * starter and handout ask for hole B's index without giving it, lab02's starter code shows no
+ * load of hole A (plan A's included), and lab04's handout names cuobjdump, which its SASS
+ * question needs. */
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <errno.h>
@@ -302,4 +305,112 @@ Test(labs_handouts, state_a_reading_time_that_fits_its_words)
                      labs[l].name, run.out, run.err);
         finished_free(&run);
     }
+}
+
+/* ---- what a starter's code and comments leave to write -------------------------------------- */
+
+/* The text without spaces, line breaks and Markdown's backticks: a piece of code found
+ * however it is spaced or quoted. */
+static char *squeezed(const char *text)
+{
+    char *out = malloc(strlen(text) + 1), *end = out;
+    cr_assert_not_null(out);
+    for (; *text; text++)
+        if (!isspace((unsigned char)*text) && *text != '`') *end++ = *text;
+    *end = '\0';
+    return out;
+}
+
+/* A handout without its hints (each <details> block): what every student reads. */
+static char *without_hints(const char *text)
+{
+    char *out = strdup(text);
+    cr_assert_not_null(out);
+    for (char *open; (open = strstr(out, "<details>")) != NULL;) {
+        char *close = strstr(open, "</details>");
+        cr_assert_not_null(close, "a <details> that is never closed");
+        close += strlen("</details>");
+        memmove(open, close, strlen(close) + 1);
+    }
+    return out;
+}
+
+/* A C file's code with its comments blanked out (the starters quote no comment marker in a
+ * string). */
+static char *code_only(const char *source)
+{
+    char *code = strdup(source);
+    cr_assert_not_null(code);
+    for (char *p = code; *p; p++) {
+        if (p[0] == '/' && p[1] == '*') {
+            char *end = strstr(p + 2, "*/");
+            end = end ? end + 2 : p + strlen(p);
+            memset(p, ' ', (size_t)(end - p));
+            p = end - 1;
+        } else if (p[0] == '/' && p[1] == '/') {
+            size_t line = strcspn(p, "\n");
+            memset(p, ' ', line);
+            p += line - 1;
+        }
+    }
+    return code;
+}
+
+/* lab01's hole B is the index of the slot thread t adds into: 2 * len * t. The starter and
+ * the handout (outside the hints a student opens when stuck) ask for it, never give it. */
+Test(labs_handouts, lab01_asks_for_the_strided_index_without_giving_it)
+{
+    static const char *const FILES[] = {"labs/lab01/reduce.cu", "labs/lab01/README.md"};
+    for (size_t f = 0; f < sizeof FILES / sizeof FILES[0]; f++) {
+        char *text = read_text(FILES[f]);
+        cr_assert_not_null(text, "%s: %s", FILES[f], strerror(errno));
+        char *read = without_hints(text), *flat = squeezed(read);
+        const char *index = strstr(flat, "2*len*");
+        cr_expect_null(index, "%s gives hole B's index outside its hints: ...%.40s", FILES[f],
+                       index ? index : "");
+        free(flat);
+        free(read);
+        free(text);
+    }
+}
+
+/* How many times a C file's code (its comments left out) reads an element of the input, in[. */
+static int input_reads(const char *path)
+{
+    char *source = read_text(path);
+    cr_assert_not_null(source, "%s: %s", path, strerror(errno));
+    char *code = code_only(source), *flat = squeezed(code);
+    int count = 0;
+    for (const char *at = flat; (at = strstr(at, "in[")) != NULL; at++)
+        count += at == flat || !(isalnum((unsigned char)at[-1]) || at[-1] == '_');
+    free(flat);
+    free(code);
+    free(source);
+    return count;
+}
+
+/* lab02's hole A is the first add, the kernel's only reads of the input: a thread adds two
+ * elements while loading them. The starter's code (plan A's branch included) reads no
+ * element, so it shows no load to copy with another partner; the model answer's reads are
+ * found, so the count sees them where they are. */
+Test(labs_handouts, lab02_starter_code_shows_no_first_add)
+{
+    cr_expect_geq(input_reads("step04_idle/reduce.cu"), 2,
+                  "the model answer's two loads are not found: the count reads nothing");
+    cr_expect_eq(input_reads("labs/lab02/reduce.cu"), 0,
+                 "labs/lab02/reduce.cu's code reads in[]: hole A's loads, with another partner");
+}
+
+/* lab04's question 4 is answered in the SASS: the handout says how to get it and where the
+ * tool that writes it is. */
+Test(labs_handouts, lab04_names_the_tool_its_sass_question_needs)
+{
+    char *text = read_text("labs/lab04/README.md");
+    cr_assert_not_null(text, "labs/lab04/README.md: %s", strerror(errno));
+    char *flat = squeezed(text);
+    cr_expect_not_null(strstr(flat, "makelab04-sass"), "no `make lab04-sass`");
+    cr_expect_not_null(strstr(flat, "cuobjdump,whichtheCUDAtoolkitinstallsinitsbin"),
+                       "cuobjdump and where it is are not named");
+    free(flat);
+    free(text);
 }

@@ -24,9 +24,11 @@ __global__ void reduce_strided_index(const float *in, size_t n, float *block_sum
      * that? */
     partial[t] = 0.0f;
     for (unsigned len = 1; len < blockDim.x; len *= 2) {
-        /* TODO(lab1) B: one level of the tree. The slots 2*len*k (k = 0, 1, 2, ... while the
-         * slot is inside the block) each add the slot len above them. Give slot 2*len*k to
-         * thread k, so that the working threads are 0, 1, 2, ...: the lowest warps. */
+        /* TODO(lab1) B: one level of the tree, the same adds as step01's level, done by
+         * other threads. step01 picks its working threads with t % (2*len) == 0, scattered
+         * over every warp. Here the working threads must be 0, 1, 2, ..., packed into the
+         * lowest warps: which slot does thread t add into, and how does a thread know that it
+         * has one? Try it with 8 threads first. */
         __syncthreads();
     }
     if (t == 0) block_sums[blockIdx.x] = partial[0];

@@ -5,34 +5,30 @@
  *         on, half of the threads loaded one element and then idled through the whole tree.
  * Here:   you write the two holes. TODO(lab2) A: each thread adds two elements of its
  *         block's own slice while loading them, so a block covers 2 * blockDim.x elements
- *         (host.c launches half as many blocks: ELEMENTS_PER_THREAD = 2). TODO(lab2) B: the
- *         tree with sequential addressing, no bank conflicts. Document 003's plan A
- *         (--variant plan-a) is kept as it pairs its elements, for the lab's questions. As
- *         shipped the holes leave zeros, so ./labs/lab02/run --check fails;
+ *         (host.c launches half as many blocks: ELEMENTS_PER_THREAD = 2); and, for the lab's
+ *         questions, the two elements of document 003's plan A (--variant plan-a), its
+ *         mistake kept. TODO(lab2) B: the tree with sequential addressing, no bank
+ *         conflicts. As shipped the holes leave zeros, so ./labs/lab02/run --check fails;
  *         step04_idle/reduce.cu is one answer. The host program, step04_idle/host.c and
  *         plan_a.c, is unchanged.
  * Profile: shared load bank conflicts near 0 (step02 had many); half the blocks and far fewer
  *         warp instructions for the same input; DRAM throughput up. */
 #include "reduce.h"
 
-/* PLAN_A: document 003's plan A, kept to show its mistake. Thread t of block b adds
- * in[b * blockDim.x + t] and in[b * blockDim.x + t + gridDim.x]: the blocks' first elements
- * overlap the second ones of other blocks, and the top of the array is never read. */
+/* PLAN_A: document 003's plan A, kept to show its mistake (question 4): the pair it adds
+ * overlaps the pairs of other blocks, and the top of the array is never read. */
 template <bool PLAN_A>
 __global__ void reduce_first_add(const float *in, size_t n, float *block_sums)
 {
     extern __shared__ float partial[];
     unsigned t = threadIdx.x;
-    if (PLAN_A) {
-        size_t i = (size_t)blockIdx.x * blockDim.x + t, partner = i + gridDim.x;
-        partial[t] = (i < n ? in[i] : 0.0f) + (partner < n ? in[partner] : 0.0f);
-    } else {
-        /* TODO(lab2) A: block b owns the 2 * blockDim.x elements that start at
-         * b * 2 * blockDim.x. Thread t adds element t of that slice and element
-         * t + blockDim.x, each 0 where its index is n or more, and stores the sum in
-         * partial[t]. Both loads of a warp must read 32 consecutive floats. */
-        partial[t] = 0.0f;
-    }
+    /* TODO(lab2) A: thread t adds two elements of in while loading them and stores the sum
+     * in partial[t]; an element whose index is n or more counts as 0, and an index may pass
+     * 2^32 (n goes up to 2^32). Which two? Without PLAN_A, block b owns the
+     * 2 * blockDim.x elements that start at b * 2 * blockDim.x, and both loads of a warp
+     * must read 32 consecutive floats. With PLAN_A, document 003's own pair, tidx1 and
+     * tidx2 as step04's problem section quotes them: the pairing question 4 is about. */
+    partial[t] = 0.0f;
     __syncthreads();
     /* TODO(lab2) B: the tree, from blockDim.x values in partial[] down to partial[0]: fold
      * the upper half of the values onto the lower half, then the upper half of what is left
