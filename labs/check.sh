@@ -10,7 +10,12 @@
 #      lesson requires and a GPU may forgive: barriers every thread of the block reaches, the
 #      full mask on every warp instruction and the whole warp reaching it, the lab's own
 #      instructions (lab05: the ticket's fences or memory order, in both variants, and the
-#      acquire in every thread that reads);
+#      acquire in every thread that reads); and, in a verdict of its own (LAB_LESSON, the
+#      column lesson), whether the kernel uses the technique its lab teaches: lab01 whole warps
+#      busy or idle (no per-thread modulo test in the tree), lab02 sequential addressing and
+#      the first add during the load, lab03 every lane of the last warp working in each level,
+#      lab04 loads in flight, a 64-bit index and the full mask, lab05 both fences or the
+#      acquire-release order. A correct kernel that skips it fails the lesson, "lesson: ...";
 #   2. the program's own --check (the correctness matrix), under a timeout, for the default
 #      variant and every other variant the handout asks for (LAB_GRADED_VARIANTS): correct,
 #      wrong (the first failing case; when that case is right in a fresh program, state left
@@ -26,7 +31,7 @@
 #   6. the verdict, a line for people, then one JSON line for machines:
 #      {"lab":..,"pass":..,"builds":..,"host_code":..,"instructions":..,"correct":..,
 #       "sanitizer_clean":..,"index64":..,"ms":..,"x_reference":..,"x_cub":..,
-#       "isolation":..,"reason":..}
+#       "isolation":..,"lesson":..,"reason":..}
 #      x_...: how many times as fast (above 1: faster); a stage that did not run is null. The
 #      kernel passes only when every stage ran and found nothing: a stage that could not run
 #      (no compute-sanitizer, too little GPU memory for n = 2^32) is "not checked", not a pass.
@@ -180,26 +185,33 @@ lab_variant_words() { [ -z "$1" ] || printf -- '--variant %s' "$1"; }
 lab_variant_label() { [ -z "$1" ] && printf 'default variant' || printf -- '--variant %s' "$1"; }
 
 # ---- stage 1: the compiled code ---------------------------------------------------------
-# Sets LAB_INSTRUCTIONS (1, 0, or "" when it could not be read) and adds to LAB_REASONS.
+# Sets LAB_INSTRUCTIONS and LAB_LESSON (1, 0, or "" when it could not be read) and adds to
+# LAB_REASONS: "compiled code: ..." for what the lesson requires and a GPU may forgive,
+# "lesson: TECHNIQUE: ..." for the lab's technique skipped in a kernel that may be right.
 lab_stage_lesson() {   # LAB PTX LOGDIR
     local lab=$1 ptx=$2 log=$3/lesson.txt status line
     LAB_INSTRUCTIONS=
+    LAB_LESSON=
     if ! command -v python3 >/dev/null 2>&1; then
         lab_say code "not read: python3 not found (labs/lesson.py reads the PTX)"
         return
     fi
     python3 "$LAB_ROOT/labs/lesson.py" "$lab" "$ptx" >"$log" 2>&1
     status=$?
-    if [ "$status" -eq 0 ]; then
-        LAB_INSTRUCTIONS=1
-        lab_say code "$(sed 's/^ok: //' "$log")"
-    elif [ "$status" -eq 1 ]; then
-        LAB_INSTRUCTIONS=0
+    if [ "$status" -eq 0 ] || [ "$status" -eq 1 ]; then
+        if grep -q '^missing: ' "$log"; then LAB_INSTRUCTIONS=0; else LAB_INSTRUCTIONS=1; fi
+        if grep -q '^lesson: ' "$log"; then LAB_LESSON=0; else LAB_LESSON=1; fi
+        [ "$LAB_INSTRUCTIONS" = 0 ] || lab_say code "$(grep -m 1 '^ok: ' "$log" | sed 's/^ok: //')"
         while IFS= read -r line; do
             lab_say code "FAILED: ${line#missing: }"
             # lesson.py's findings are sentences of its own, of bounded length: kept whole
             LAB_REASONS+=("compiled code: $(lab_one_line "${line#missing: }")")
         done < <(grep '^missing: ' "$log")
+        grep '^lesson passed: ' "$log" | sed 's/^lesson passed: /ok: /' | while IFS= read -r line; do lab_say lesson "$line"; done
+        while IFS= read -r line; do
+            lab_say lesson "FAILED: ${line#lesson: }"
+            LAB_REASONS+=("lesson: $(lab_one_line "${line#lesson: }")")
+        done < <(grep '^lesson: ' "$log")
     else
         lab_say code "not read: $(head -n 1 "$log")"
     fi
@@ -497,6 +509,7 @@ lab_reason_rank() {
     memcheck*) echo 2 ;;
     racecheck* | synccheck*) echo 3 ;;
     "compiled code"*) echo 4 ;;
+    lesson*) echo 8 ;;
     hang* | crash*) echo 5 ;;
     "64-bit index"*) echo 6 ;;
     "wrong result"* | "state left over"* | check*) echo 7 ;;
@@ -531,12 +544,12 @@ lab_reason_text() {
 }
 
 # Passed: the host code is the starter's, it built, the compiled code holds what the lesson
-# requires, every graded variant correct, no sanitizer report, right at n = 2^32, no reason,
+# requires and uses the lab's technique (LAB_LESSON), every graded variant correct, no sanitizer report, right at n = 2^32, no reason,
 # and every one of those stages ran: one that could not (no python3, no compute-sanitizer,
 # too little GPU memory) leaves the kernel not passed.
 lab_passed() {
     [ "$LAB_HOST_CODE" != 0 ] && [ "$LAB_BUILDS" = 1 ] && [ "$LAB_INSTRUCTIONS" = 1 ] &&
-        [ "$LAB_CORRECT" = 1 ] && [ "$LAB_CLEAN" = 1 ] && [ "$LAB_WIDE" = 1 ] &&
+        [ "$LAB_LESSON" = 1 ] && [ "$LAB_CORRECT" = 1 ] && [ "$LAB_CLEAN" = 1 ] && [ "$LAB_WIDE" = 1 ] &&
         [ ${#LAB_REASONS[@]} -eq 0 ] && [ ${#LAB_UNCHECKED[@]} -eq 0 ]
 }
 
@@ -553,6 +566,8 @@ lab_verdict() {   # LAB
         [ -n "$LAB_CLEAN" ] || [ -z "$LAB_CORRECT" ] ||
             LAB_UNCHECKED+=("races and out-of-bounds accesses: compute-sanitizer did not run")
         [ -n "$LAB_INSTRUCTIONS" ] || [ "$LAB_BUILDS" != 1 ] || LAB_UNCHECKED+=("the compiled code: not read")
+        [ -n "$LAB_LESSON" ] || [ "$LAB_BUILDS" != 1 ] || [ -z "$LAB_INSTRUCTIONS" ] ||
+            LAB_UNCHECKED+=("the lesson: not read")
     fi
     if [ -z "$LAB_CORRECT" ] && [ "$(lab_pass_value)" = '' ]; then
         lab_say verdict "NOT GRADED: it builds$([ "$LAB_INSTRUCTIONS" = 1 ] && echo ', and the compiled code shows no barrier or warp instruction that some threads skip and no missing instruction of the lesson'). Not checked without a GPU: the sums (--check), races and out-of-bounds accesses (compute-sanitizer), the index at n = 2^32 and the time; a race or a wrong index shows only there"
@@ -563,18 +578,19 @@ lab_verdict() {   # LAB
     else
         lab_say verdict "FAILED: $(lab_reason_text)"
     fi
-    printf '{"lab":%s,"pass":%s,"builds":%s,"host_code":%s,"instructions":%s,"correct":%s,"sanitizer_clean":%s,"index64":%s,"ms":%s,"x_reference":%s,"x_cub":%s,"isolation":%s,"reason":%s}\n' \
+    printf '{"lab":%s,"pass":%s,"builds":%s,"host_code":%s,"instructions":%s,"correct":%s,"sanitizer_clean":%s,"index64":%s,"ms":%s,"x_reference":%s,"x_cub":%s,"isolation":%s,"lesson":%s,"reason":%s}\n' \
         "$(lab_json_string "$1")" "$(lab_json_value "$(lab_pass_value)" boolean)" \
         "$(lab_json_value "$LAB_BUILDS" boolean)" "$(lab_json_value "$LAB_HOST_CODE" boolean)" \
         "$(lab_json_value "$LAB_INSTRUCTIONS" boolean)" \
         "$(lab_json_value "$LAB_CORRECT" boolean)" "$(lab_json_value "$LAB_CLEAN" boolean)" \
         "$(lab_json_value "$LAB_WIDE" boolean)" "$(lab_json_value "$LAB_MS")" \
         "$(lab_json_value "$LAB_X_REFERENCE")" "$(lab_json_value "$LAB_X_CUB")" \
-        "$(lab_json_string "${LAB_ISOLATION:-none}")" "$(lab_json_string "$(lab_reason_text)")"
+        "$(lab_json_string "${LAB_ISOLATION:-none}")" "$(lab_json_value "$LAB_LESSON" boolean)" \
+        "$(lab_json_string "$(lab_reason_text)")"
 }
 
 lab_reset() {
-    LAB_BUILDS='' LAB_INSTRUCTIONS='' LAB_CORRECT='' LAB_CLEAN='' LAB_WIDE='' LAB_HUNG=0 LAB_MS=''
+    LAB_BUILDS='' LAB_INSTRUCTIONS='' LAB_LESSON='' LAB_CORRECT='' LAB_CLEAN='' LAB_WIDE='' LAB_HUNG=0 LAB_MS=''
     LAB_X_REFERENCE='' LAB_X_CUB='' LAB_HOST_CODE=''
     LAB_REASONS=()
     LAB_UNCHECKED=()
@@ -635,7 +651,7 @@ lab_check_without_gpu() {   # LAB PTX LOGDIR
     lab_stage_lesson "$1" "$2" "$3"
     lab_say correctness "not run: no GPU"
     lab_verdict "$1"
-    [ "$LAB_INSTRUCTIONS" = 0 ] && return 1
+    [ "$LAB_INSTRUCTIONS" = 0 ] || [ "$LAB_LESSON" = 0 ] && return 1
     return 3
 }
 

@@ -27,7 +27,7 @@
 # student's full verdict and tool logs go to DIR/<student>/ (default build/labs/grades/labNN/).
 # Progress goes to stderr. Columns:
 #   student,pass,builds,host_code,instructions,correct,sanitizer_clean,index64,ms,x_reference,
-#   x_cub,isolation,reason
+#   x_cub,isolation,lesson,reason
 #   pass: 1 passed, 0 failed or not fully checked, empty not decided (no GPU). builds,
 #   host_code (only device code differs from the starter), instructions (the compiled code
 #   holds what the lesson requires: labs/lesson.py), correct (every graded variant's --check),
@@ -35,7 +35,13 @@
 #   (host code not the starter's, no build, a hang, no GPU, no compute-sanitizer, too little
 #   GPU memory for n = 2^32: the reason then says "not checked"). ms: median time at n = 2^25;
 #   x_reference and x_cub: how many times as fast as the step's own kernel and as CUB (above
-#   1: faster). isolation: bwrap, user nobody, or none.
+#   1: faster). isolation: bwrap, user nobody, or none. lesson: 1 when the compiled code uses
+#   the technique the lab teaches (labs/lesson.py: lab01 whole warps busy or idle, lab02
+#   sequential addressing and the first add during the load, lab03 every lane of the last
+#   warp in each level, lab04 loads in flight, a 64-bit index and the full mask, lab05 both
+#   fences or the acquire-release order), 0 when a kernel, right or not, skips it (the reason
+#   then says "lesson: TECHNIQUE: ..." and pass is 0), empty where it was not read. It comes
+#   before reason so that the columns before it keep their places.
 # One submission at a time unless -j N asks for N at once: their builds and the reading of
 # their compiled code then overlap, but the GPU stages of one submission hold the GPU alone
 # (labs/check.sh, lab_with_gpu): beside a kernel that never ends, the others' runs would pass
@@ -46,7 +52,7 @@
 # most 100 s, the sanitizers after 300 s); set them in the environment to change that
 # (labs/check.sh lists them all).
 # Without a GPU every submission is still built and its compiled code read: the CSV has
-# builds, instructions, pass (0 where either failed) and the compiler's first error; the rest
+# builds, instructions, lesson, pass (0 where any failed) and the compiler's first error; the rest
 # needs a GPU (docs/instructors.md, "Running a lab on a shared cluster").
 # Exit codes: 0 every submission graded, 2 usage error, 3 no GPU (built and read only).
 set -uo pipefail
@@ -58,7 +64,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/check.sh" || exit 3
 # One submission's GPU stages at a time on each GPU (per GPU: use_gpu_of).
 export LAB_GPU_LOCK=${LAB_GPU_LOCK:-$LAB_ROOT/build/labs/gpu.lock}
 
-CSV_HEADER=student,pass,builds,host_code,instructions,correct,sanitizer_clean,index64,ms,x_reference,x_cub,isolation,reason
+CSV_HEADER=student,pass,builds,host_code,instructions,correct,sanitizer_clean,index64,ms,x_reference,x_cub,isolation,lesson,reason
 SUBMISSIONS=                   # the folder being graded, absolute
 SCRATCH=                       # where the submissions are built; removed at the end
 ROW_FILES=()                   # where each finished row is appended
@@ -234,7 +240,7 @@ grade_one() {   # LAB INDEX STUDENT KERNEL SCRATCH LOGS
             "$LAB_INSTRUCTIONS" "$LAB_CORRECT" "$LAB_CLEAN" "$LAB_WIDE" "$LAB_MS" "$LAB_X_REFERENCE" \
             "$LAB_X_CUB"
         csv_field "${ISOLATION/user/user nobody}"
-        printf ','
+        printf ',%s,' "$LAB_LESSON"
         csv_field "$(lab_reason_text)"
     )
     for file in "${ROW_FILES[@]}"; do printf '%s\n' "$row" >>"$file"; done
@@ -308,7 +314,7 @@ main() {
     wait
     if [ "$GPU" = 0 ]; then
         echo "grade.sh: no GPU here: every submission was built and its compiled code read (columns" >&2
-        echo "  builds and instructions); correctness, the sanitizers and the time need a GPU. On a" >&2
+        echo "  builds, instructions and lesson); correctness, the sanitizers and the time need a GPU. On a" >&2
         echo "  cluster: docs/instructors.md, \"Running a lab on a shared cluster\"." >&2
         exit 3
     fi

@@ -29,7 +29,7 @@ enum {
     FOLDER_LENGTH = 256,
     PATH_LENGTH = 512,
     LINE_LENGTH = 4096,
-    GRADE_COLUMNS = 13,
+    GRADE_COLUMNS = 14,
     MAX_ROWS = 32,
     MAX_REASONS = 2
 };
@@ -282,10 +282,12 @@ enum grade_column {
     G_X_REFERENCE,
     G_X_CUB,
     G_ISOLATION,
+    G_LESSON,
     G_REASON
 };
-static const char CSV_HEADER[] = "student,pass,builds,host_code,instructions,correct,"
-                                 "sanitizer_clean,index64,ms,x_reference,x_cub,isolation,reason\n";
+static const char CSV_HEADER[] =
+    "student,pass,builds,host_code,instructions,correct,"
+    "sanitizer_clean,index64,ms,x_reference,x_cub,isolation,lesson,reason\n";
 
 Test(labs, grade_without_a_gpu_builds_every_submission, .timeout = 600)
 {
@@ -325,6 +327,7 @@ Test(labs, grade_without_a_gpu_builds_every_submission, .timeout = 600)
     cr_expect_str_eq(fields[G_BUILDS], "1");
     cr_expect_str_eq(fields[G_HOST_CODE], "1");
     cr_expect_str_eq(fields[G_INSTRUCTIONS], "1");
+    cr_expect_str_eq(fields[G_LESSON], "1");
     cr_expect_str_eq(fields[G_CORRECT], "");
     cr_expect_str_eq(fields[G_REASON], "");
     free(o.out);
@@ -680,7 +683,10 @@ static const struct reading READINGS[] = {
     {"lab03", "labs/lab03/reduce.cu", "has no __syncwarp()"},
     {"lab01", "tests/wrong_kernels/lab01_right_uniform_loop.cu", ""},
     {"lab05", "tests/wrong_kernels/lab05_right_uniform_loop.cu", ""},
-    {"lab04", "tests/wrong_kernels/lab04_unsigned_grid_stride.cu", ""}, /* wrong at 2^32 only */
+    /* wrong at 2^32 only, and its 32-bit grid-stride index skips lab04's lesson */
+    {"lab04", "tests/wrong_kernels/lab04_unsigned_grid_stride.cu",
+     "reduce_shuffle<32>: the grid-stride loop's index is 32-bit (cvt.u64.u32 at "
+     "lab04_unsigned_grid_stride.cu:"},
     {"lab03", "tests/wrong_kernels/lab03_partial_syncwarp.cu",
      "a warp instruction that part of the warp skips, in reduce_unroll_warp<0>: bar.warp.sync at "
      "lab03_partial_syncwarp.cu:"},
@@ -723,6 +729,130 @@ ParameterizedTest(const struct reading *r, labs, lesson_reads_the_compiled_code,
                            r->finding, o.out);
     }
     free(built.out);
+    free(o.out);
+    free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
+}
+
+/* ---- the lesson: the technique each lab teaches (labs/lesson.py's "lesson:" lines) ---------- */
+
+/* A kernel, and what lesson.py must say of its technique: "" for none (a "lesson passed:" line and
+ * no "lesson:" line), else a part of each "lesson:" line it must print. Every right kernel and
+ * every starter passes the lesson; each lazy kernel fails it, naming the technique. */
+static int count_lines_starting(const char *text, const char *start);
+
+/* The PTX of a kernel file, built as labs/grade.sh builds it (the file keeps its name, which
+ * the findings quote): its path in `ptx`. */
+static void kernel_ptx(const char *lab, const char *kernel, const char *scratch,
+                       char ptx[PATH_LENGTH])
+{
+    char setting_lab[FOLDER_LENGTH], setting_kernel[PATH_LENGTH], setting_out[PATH_LENGTH];
+    snprintf(setting_lab, sizeof setting_lab, "LAB=%s", lab);
+    snprintf(setting_kernel, sizeof setting_kernel, "LAB_KERNEL=%s", kernel);
+    snprintf(setting_out, sizeof setting_out, "LAB_OUT=%s", scratch);
+    snprintf(ptx, PATH_LENGTH, "%s/reduce.ptx", scratch);
+    struct outcome built = run((const char *const[]){"make", "-s", "--no-print-directory",
+                                                     setting_lab, setting_kernel, setting_out, ptx,
+                                                     NULL},
+                               NULL);
+    cr_assert_eq(built.exit_code, 0, "make %s: %s", ptx, built.out);
+    free(built.out);
+}
+
+struct technique_reading {
+    char lab[8], kernel[80];
+    char findings[2][200];
+};
+static const struct technique_reading TECHNIQUE_READINGS[] = {
+    {"lab01", "step02_divergence/reduce.cu", {""}},
+    {"lab02", "step04_idle/reduce.cu", {""}},
+    {"lab03", "step05_unroll_warp/reduce.cu", {""}},
+    {"lab04", "step08_shuffle/reduce.cu", {""}},
+    {"lab05", "step09_last_block/reduce.cu", {""}},
+    {"lab01", "tests/wrong_kernels/lab01_right_uniform_loop.cu", {""}},
+    {"lab03", "tests/wrong_kernels/lab03_right_shuffle.cu", {""}},
+    {"lab05", "tests/wrong_kernels/lab05_right_release_acquire.cu", {""}},
+    {"lab05", "tests/wrong_kernels/lab05_right_uniform_loop.cu", {""}},
+    {"lab01", "labs/lab01/reduce.cu", {""}},
+    {"lab02", "labs/lab02/reduce.cu", {""}},
+    {"lab03", "labs/lab03/reduce.cu", {""}},
+    {"lab04", "labs/lab04/reduce.cu", {""}},
+    {"lab05", "labs/lab05/reduce.cu", {""}},
+    {"lab01",
+     "tests/wrong_kernels/lab01_lazy_modulo.cu",
+     {"lesson: whole warps busy or idle: reduce_strided_index: the tree's working threads are "
+      "chosen by a per-thread modulo test (rem.u32 at lab01_lazy_modulo.cu:"}},
+    {"lab02",
+     "tests/wrong_kernels/lab02_lazy_strided_tree.cu",
+     {"lesson: sequential addressing and the first add during the load: reduce_first_add<0>: the "
+      "tree indexes shared memory with a stride (mul.lo.s32 at lab02_lazy_strided_tree.cu:",
+      "lab02 asks for sequential addressing"}},
+    {"lab03",
+     "tests/wrong_kernels/lab03_lazy_lane0_loop.cu",
+     {"lesson: every lane of the last warp working in each level: reduce_unroll_warp<0>: one lane "
+      "adds the last warp's sums one after another",
+      "lab03 asks every lane of the last warp to work in each level"}},
+    {"lab04",
+     "tests/wrong_kernels/lab04_lazy_int_index.cu",
+     {"lesson: loads in flight, 64-bit indexing and the full mask: reduce_shuffle<32>: the "
+      "grid-stride loop's index is 32-bit (cvt.s64.s32 at lab04_lazy_int_index.cu:",
+      "lesson: loads in flight, 64-bit indexing and the full mask: reduce_shuffle<32>: no loads "
+      "in flight: the grid-stride loop adds each element as soon as it is loaded"}},
+    {"lab05",
+     "tests/wrong_kernels/lab05_lazy_one_fence.cu",
+     {"lesson: both fences, or the acquire-release order: the fence variant (TODO(lab5) A): no "
+      "fence between taking the ticket (atom.global.add.u32 at lab05_lazy_one_fence.cu:"}},
+};
+
+ParameterizedTestParameters(labs, lesson_reads_the_labs_technique)
+{
+    return cr_make_param_array(struct technique_reading, TECHNIQUE_READINGS,
+                               sizeof TECHNIQUE_READINGS / sizeof TECHNIQUE_READINGS[0]);
+}
+
+ParameterizedTest(const struct technique_reading *r, labs, lesson_reads_the_labs_technique,
+                  .timeout = 300)
+{
+    char scratch[] = "/tmp/labs-lesson-XXXXXX", ptx[PATH_LENGTH];
+    cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
+    kernel_ptx(r->lab, r->kernel, scratch, ptx);
+    struct outcome o = run((const char *const[]){"python3", "labs/lesson.py", r->lab, ptx, NULL},
+                           NULL);
+    if (*r->findings[0] == '\0') {
+        cr_expect_eq(count_lines_starting(o.out, "lesson: "), 0,
+                     "%s: fails the lesson, and it is right (or a starter):\n%s", r->kernel, o.out);
+        cr_expect_eq(count_lines_starting(o.out, "lesson passed: "), 1, "%s:\n%s", r->kernel,
+                     o.out);
+    } else {
+        cr_expect_eq(o.exit_code, 1, "%s: exit code %d, expected 1:\n%s", r->kernel, o.exit_code,
+                     o.out);
+        cr_expect_eq(count_lines_starting(o.out, "lesson passed: "), 0, "%s:\n%s", r->kernel,
+                     o.out);
+        for (int f = 0; f < 2 && *r->findings[f]; f++)
+            cr_expect_not_null(strstr(o.out, r->findings[f]), "%s: should say '%s':\n%s", r->kernel,
+                               r->findings[f], o.out);
+    }
+    free(o.out);
+    free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
+}
+
+/* The lesson reaches the verdict as a column of its own: a lazy kernel read without a GPU gets
+ * lesson 0, its reason "lesson: ...", and no pass; the code's other column stays 1. */
+Test(labs, verdict_has_a_lesson_column, .timeout = 300)
+{
+    char scratch[] = "/tmp/labs-lessoncol-XXXXXX", ptx[PATH_LENGTH], script[2 * PATH_LENGTH];
+    cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
+    kernel_ptx("lab01", "tests/wrong_kernels/lab01_lazy_modulo.cu", scratch, ptx);
+    snprintf(script, sizeof script,
+             "source labs/check.sh; lab_reset; lab_check_without_gpu lab01 %s %s; echo \"rc=$?\"",
+             ptx, scratch);
+    struct outcome o = bash_script(script);
+    cr_expect_not_null(strstr(o.out, "\"instructions\":true,"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "\"pass\":false,"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "\"lesson\":false,\"reason\":\"lesson: whole warps busy or "
+                                     "idle: reduce_strided_index: the tree's working threads are "
+                                     "chosen by a per-thread modulo test"),
+                       "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "rc=1"), "%s", o.out);
     free(o.out);
     free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
 }
@@ -1273,6 +1403,58 @@ static const struct expectation EXPECTED[] = {
      false,
      false,
      false},
+/* The lazy kernels: right (or right below 2^31), the lab's technique skipped: the lesson
+     * column 0 with its reason (row_is checks the column from the name). */
+#define LAZY MUST_BE_0, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1, MUST_BE_1
+    {0,
+     "lab01_lazy_modulo",
+     LAZY,
+     {"lesson: whole warps busy or idle: ", "per-thread modulo test"},
+     false,
+     false,
+     false},
+    {1,
+     "lab02_lazy_strided_tree",
+     LAZY,
+     {"lesson: sequential addressing and the first add during the load: ", "with a stride"},
+     false,
+     false,
+     false},
+    {2,
+     "lab03_lazy_lane0_loop",
+     LAZY,
+     {"lesson: every lane of the last warp working in each level: ", "one lane adds"},
+     false,
+     false,
+     false},
+    {3,
+     "lab04_lazy_int_index",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_0,
+     {"64-bit index: ", "lesson: loads in flight, 64-bit indexing and the full mask: "},
+     false,
+     false,
+     true},
+    {4,
+     "lab05_lazy_one_fence",
+     MUST_BE_0,
+     MUST_BE_1,
+     MUST_BE_1,
+     MUST_BE_0,
+     EITHER,
+     EITHER,
+     EITHER,
+     {"compiled code: the fence variant (TODO(lab5) A): no fence between taking the ticket",
+      "lesson: both fences, or the acquire-release order: "},
+     false,
+     false,
+     false},
+#undef LAZY
 };
 enum { EXPECTATIONS = sizeof EXPECTED / sizeof EXPECTED[0] };
 
@@ -1353,6 +1535,11 @@ static bool row_is(const struct expectation *e, char *const fields[GRADE_COLUMNS
               value_is(fields[G_CLEAN], sanitizer || e->clean == EMPTY ? e->clean : EMPTY, who,
                        "sanitizer_clean") &
               value_is(fields[G_INDEX64], e->index64, who, "index64");
+    /* The lesson: 1 for every right kernel (it must never fail one), 0 for each lazy one. */
+    if (e->reasons[0] == NULL)
+        ok = value_is(fields[G_LESSON], MUST_BE_1, who, "lesson") && ok;
+    else if (strstr(who, "_lazy_") != NULL)
+        ok = value_is(fields[G_LESSON], MUST_BE_0, who, "lesson") && ok;
     if (e->reasons[0] == NULL) {
         bool timed = *fields[G_MS] && *fields[G_X_REFERENCE] && *fields[G_X_CUB];
         cr_expect_str_eq(fields[G_REASON], "", "%s: reason '%s', expected none", who,
@@ -1392,10 +1579,10 @@ static FILE *open_table(int lab, bool hanging)
 static void table_row(FILE *table, const struct expectation *e, char *const fields[GRADE_COLUMNS],
                       bool ok)
 {
-    fprintf(table, "| %s | %s | %s%s%s | pass=%s: %s | %s |\n", LAB[e->lab], e->student,
+    fprintf(table, "| %s | %s | %s%s%s | pass=%s lesson=%s: %s | %s |\n", LAB[e->lab], e->student,
             e->reasons[0] ? e->reasons[0] : "(none: passes)",
             e->reasons[0] && e->reasons[1] ? " ... " : "",
-            e->reasons[0] && e->reasons[1] ? e->reasons[1] : "", fields[G_PASS],
+            e->reasons[0] && e->reasons[1] ? e->reasons[1] : "", fields[G_PASS], fields[G_LESSON],
             *fields[G_REASON] ? fields[G_REASON] : "(none)", ok ? "ok" : "WRONG");
 }
 

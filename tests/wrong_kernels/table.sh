@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Grades every kernel of tests/wrong_kernels/, each lab's model answer and a file that does not
 # compile with labs/grade.sh, through the GPU tests of tests/labs_checker.c, and writes one
-# table: lab, kernel, the reason expected, what the grader said, ok or WRONG.
+# table: lab, kernel, the reason expected, what the grader said, ok or WRONG. The lazy kernels
+# (labNN_lazy_*.cu) are expected to fail the lesson only (the CSV's lesson column 0, the
+# reason "lesson: ..."), every other column as a right kernel's (lab04's: and index64 0, lab05's:
+# and instructions 0); every right kernel must have lesson 1.
 #
 #   bash tests/wrong_kernels/table.sh [FILE]      (default FILE: build/labs/wrong_kernels.md)
 #   WRONG_KERNELS_LABS="lab04 lab05" bash tests/wrong_kernels/table.sh   only those labs (the
