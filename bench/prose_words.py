@@ -12,7 +12,7 @@
 
 Prose words: what is left of a Markdown file without its fenced code blocks, its table rows
 and its HTML comments (the generated tables and citations), split at white space; headings,
-lists and block quotations count.
+lists and block quotations count, their markers (#, -, >, 1.) too.
 """
 import glob
 import os
@@ -32,8 +32,7 @@ HOST_LINES_STEPS = ("step13", "step16")   # programs read top to bottom
 FIRST_COMMANDS = (("make stepNN", re.compile(r"make step\d\d")),
                   ("make test", re.compile(r"make (-j ?\d+ )?test")))
 COMMENT = re.compile(r"<!--.*?-->", re.S)
-FENCE = re.compile(r"^\s*(```|~~~)")
-MARKUP_ALONE = re.compile(r"^[#>*\-+|:`_=]+$")
+FENCE = re.compile(r"^```")  # a fence that opens a line; an indented one is part of its list item
 
 
 def prose(text):
@@ -50,7 +49,7 @@ def prose(text):
 
 
 def words(lines):
-    return [word for line in lines for word in line.split() if not MARKUP_ALONE.match(word)]
+    return [word for line in lines for word in line.split()]
 
 
 def read(path):
