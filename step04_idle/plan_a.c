@@ -19,6 +19,7 @@ bool plan_a_document_check(const struct input *input, unsigned threads, float *b
     struct launched launched;
     bool ok = false;
     if (gpu == NULL) goto done;
+    if (!outputs_poison(block_sums, blocks * sizeof(float))) goto done; /* as every run's */
     if (!CUDA_OK(reduce_blocks(input->copies[0], n, block_sums, blocks, threads, VARIANT_PLAN_A,
                                &launched)))
         goto done;
