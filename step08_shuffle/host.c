@@ -1,8 +1,8 @@
 /* step08_shuffle: the program.
  * It reads top to bottom like the documents' main(): the options, the data, device memory,
- * the launches and the finish, the check, the time, the report. The kernel is in reduce.cu;
- * common/toolbox.h says what each helper does. A call that fails has said why: the program
- * frees what it holds and exits 3. */
+ * the launches and the finish, the check, the time, the report; the error bound's depth comes
+ * last. The kernel is in reduce.cu; common/toolbox.h says what each helper does. A call that
+ * fails has said why: the program frees what it holds and exits 3. */
 #include "reduce.h"
 #include "toolbox.h"
 
