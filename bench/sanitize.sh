@@ -46,6 +46,10 @@ DEFAULT_ONLY=(step14 step15)
 NCCL_STEPS=(step15)
 NCCL_PROBE='Program hit cudaErrorNoKernelImageForDevice .*cudaFuncGetAttributes'
 BUSY_POLL='Program hit cudaErrorNotReady .*cudaStreamQuery'
+# step15's --timeout for them: under memcheck and initcheck, with other runs beside it, NCCL's
+# set-up takes longer than the program's default 60 s (4 of 227 runs were stopped by it on an
+# H200 with SANITIZE_JOBS=8, 2026-11-28); a stopped rank is not what these runs look for
+NCCL_SETUP_TIMEOUT_S=900
 # Runs beside a step's default, where the binary offers the options: "step|option|arguments"
 EXTRA_RUNS=("step14|--op|--op dot --type double")
 COMMITTED_TABLE=docs/results/sanitize.txt
@@ -62,7 +66,8 @@ run_case() {
     # shellcheck disable=SC2206 # extra holds words such as "--op dot --type double"
     [ -z "$extra" ] || arguments+=($extra)
     # step15 on one GPU, whatever the machine has: the same runs, and the same reports, everywhere
-    [[ " ${NCCL_STEPS[*]} " != *" $(short_name "$directory") "* ]] || arguments+=(--gpus 1)
+    [[ " ${NCCL_STEPS[*]} " != *" $(short_name "$directory") "* ]] ||
+        arguments+=(--gpus 1 --timeout "$NCCL_SETUP_TIMEOUT_S")
     "$sanitizer" --tool "$tool" --error-exitcode "$ERROR_EXIT" "$directory/run" "${arguments[@]}" \
         >"$work/$index.log" 2>&1
     echo "$?" >"$work/$index.status"
@@ -231,7 +236,7 @@ main() {
              "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)," \
              "$(date -u +%Y-%m-%d)"
         echo "run: compute-sanitizer --tool TOOL --error-exitcode $ERROR_EXIT stepNN/run -n N" \
-             "${ONE_RUN_ARGS[*]} [--variant V] (step15 with --gpus 1)"
+             "${ONE_RUN_ARGS[*]} [--variant V] (step15 with --gpus 1 --timeout $NCCL_SETUP_TIMEOUT_S)"
         echo "nccl-probe: every error reported is NCCL's start-up call of cudaFuncGetAttributes" \
              "on a kernel with no image for this GPU (cudaErrorNoKernelImageForDevice), which NCCL" \
              "handles; no hazard; verdict CORRECT"
