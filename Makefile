@@ -174,8 +174,8 @@ $(TEST_BINARY): $(TEST_OBJECTS)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) -lcriterion
 
 # The tests run the programs as a student does: build them all first (make -j builds them in
-# parallel). The GPU tests share one GPU, so at most four run at once unless CRITERION_JOBS
-# says otherwise. TEST_ARGS goes to Criterion: --verbose lists every test, skipped ones with
+# parallel). Four tests at a time unless CRITERION_JOBS says otherwise; their programs take
+# turns on the GPU (tests/README.md). TEST_ARGS goes to Criterion: --verbose lists every test, skipped ones with
 # their reason; --filter 'step15/*' runs some.
 TEST_JOBS := 4
 test: all step13-variants mutants

@@ -158,8 +158,8 @@ ParameterizedTest(int *c, gpu_large, step14_two_to_31_plus_1_is_correct, .timeou
     snprintf(named, sizeof named, "%s %s", STEP14, what);
     require_gpu(named);
     wait_for_the_large_run_lock();
-    struct finished run = program_run(
-        STEP14_PROGRAM, GPUS_VISIBLE,
+    struct finished run = program_run_alone(
+        STEP14_PROGRAM,
         (const char *const[]){"--quiet", "-n", LARGE_N, "--op", op, "--type", type, "--buffers",
                               "1", "--iters", "1", "--warmup", "0", "--no-cub", NULL});
     expect_correct_large_run(STEP14, &run, what);
@@ -188,8 +188,8 @@ ParameterizedTest(int *gpus, gpu_large, step15_two_to_31_plus_1_is_correct,
     require_gpus(STEP15, *gpus);
     require_step15_built();
     wait_for_the_large_run_lock();
-    struct finished run = program_run(
-        STEP15_PROGRAM, GPUS_VISIBLE,
+    struct finished run = program_run_alone(
+        STEP15_PROGRAM,
         (const char *const[]){"--quiet", "--gpus", count, "-n", LARGE_N, "--buffers", "1",
                               "--iters", "1", "--warmup", "0", "--no-cub", NULL});
     expect_correct_large_run(STEP15, &run, what);
@@ -239,11 +239,10 @@ ParameterizedTest(int *c, gpu_large, step16_past_2_to_31_elements_every_row_exac
     snprintf(counted, sizeof counted, " %s rows ", rows->rows);
     require_gpu(STEP16);
     wait_for_the_large_run_lock();
-    struct finished run = program_run(
-        STEP16_PROGRAM, GPUS_VISIBLE,
-        (const char *const[]){"-n", rows->shape, "--kernel", kernel, "--type", type, "--pattern",
-                              rows->pattern, "--buffers", "1", "--iters", "1", "--warmup", "0",
-                              "--no-cub", NULL});
+    struct finished run = program_run_alone(
+        STEP16_PROGRAM, (const char *const[]){"-n", rows->shape, "--kernel", kernel, "--type", type,
+                                              "--pattern", rows->pattern, "--buffers", "1",
+                                              "--iters", "1", "--warmup", "0", "--no-cub", NULL});
     skip_when_memory_is_short(STEP16, what, &run);
     cr_assert_eq(run.exit_code, EXIT_CORRECT, "%s %s: exit %d\n%s%s", STEP16, what, run.exit_code,
                  run.out, run.err);
@@ -293,8 +292,8 @@ ParameterizedTest(int *index, gpu_large, flush_write_is_correct_and_named, .time
 Test(gpu_large, step14_flush_write_is_correct_and_named, .timeout = RUN_TIMEOUT_S)
 {
     require_gpu(STEP14);
-    struct finished run = program_run(
-        STEP14_PROGRAM, GPUS_VISIBLE,
+    struct finished run = program_run_alone(
+        STEP14_PROGRAM,
         (const char *const[]){"--csv", "--flush", "write", "-n", "1000003", "--op", "dot", "--type",
                               "double", "--iters", "3", "--warmup", "1", NULL});
     expect_flush_write_row(STEP14, &run);

@@ -311,7 +311,7 @@ static struct finished run_mpirun(const char *np, const char *const *args)
 {
     const char *words[MAX_WORDS];
     mpirun_words(words, MPIRUN_LIMIT_S, np, NULL, args);
-    struct finished o = logged(program_run(words[0], GPUS_VISIBLE, words + 1), words[0]);
+    struct finished o = logged(program_run_alone(words[0], words + 1), words[0]);
     if (o.exit_code == EXIT_ENVIRONMENT && strstr(o.err, WITHOUT_MPI) != NULL) {
         finished_free(&o);
         cr_skip_test("step15: %s was %s (no mpicc when it was built): rebuild it where mpicc is "

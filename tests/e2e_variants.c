@@ -189,10 +189,9 @@ Test(variants, step14_reports_its_instantiation, .timeout = RUN_TIMEOUT_S)
 {
     static const char *const PROGRAM = "./step14_generic/run";
     require_gpu("step14");
-    struct finished run = program_run(PROGRAM, GPUS_VISIBLE,
-                                      (const char *const[]){"--csv", "--no-cub", "--iters", "2",
-                                                            "--warmup", "0", "-n", RUN_N, "--op",
-                                                            "max", "--type", "int", NULL});
+    struct finished run = program_run_alone(
+        PROGRAM, (const char *const[]){"--csv", "--no-cub", "--iters", "2", "--warmup", "0", "-n",
+                                       RUN_N, "--op", "max", "--type", "int", NULL});
     char line[LINE_SIZE], *fields[CSV_COLUMNS];
     cr_assert_eq(run.exit_code, EXIT_CORRECT, "exit %d; stderr:\n%s", run.exit_code, run.err);
     last_line(run.out, line, sizeof line);

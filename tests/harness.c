@@ -4,10 +4,13 @@
 #include <criterion/criterion.h>
 #include <cuda_runtime_api.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -141,6 +144,41 @@ struct finished program_run(const char *path, enum gpus gpus, const char *const 
     return finished;
 }
 
+/* Processes that share a GPU take turns on it, and a turn is long beside a launch: a run that
+ * waits for the GPU after every small launch, as --check does, is many times slower beside
+ * another (four step14 --check at once on one H200 had not finished after 518 s, one alone
+ * takes under 40 s: docs/results/2026-11-28). So the tests' programs take turns here
+ * instead, while the tests' own work, builds and reading, goes on side by side. */
+const char *tests_gpu_lock(void)
+{
+    static char path[PATH_SIZE];
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    char folder[PATH_SIZE];
+    cr_assert_not_null(getcwd(folder, sizeof folder - sizeof "/build/tests"), "getcwd: %s",
+                       strerror(errno));
+    strcat(folder, "/build");
+    cr_assert(mkdir(folder, 0777) == 0 || errno == EEXIST, "mkdir %s: %s", folder, strerror(errno));
+    strcat(folder, "/tests");
+    cr_assert(mkdir(folder, 0777) == 0 || errno == EEXIST, "mkdir %s: %s", folder, strerror(errno));
+    if (visible != NULL)
+        snprintf(path, sizeof path, "%s/gpu-%s.lock", folder, visible);
+    else
+        snprintf(path, sizeof path, "%s/gpu.lock", folder);
+    return path;
+}
+
+struct finished program_run_alone(const char *path, const char *const *args)
+{
+    const char *lock = tests_gpu_lock();
+    int fd = open(lock, O_CREAT | O_RDWR | O_CLOEXEC, 0666);
+    cr_assert_geq(fd, 0, "cannot open %s: %s", lock, strerror(errno));
+    while (flock(fd, LOCK_EX) != 0)
+        cr_assert_eq(errno, EINTR, "cannot lock %s: %s", lock, strerror(errno));
+    struct finished finished = program_run(path, GPUS_VISIBLE, args);
+    close(fd); /* the lock goes with it */
+    return finished;
+}
+
 struct finished step_run(const struct ladder_step *step, enum gpus gpus, const char *const *args)
 {
     char path[PATH_SIZE];
@@ -149,7 +187,7 @@ struct finished step_run(const struct ladder_step *step, enum gpus gpus, const c
                  "%s is not built: run the tests from the repository root "
                  "after make (make test does both)",
                  path);
-    return program_run(path, gpus, args);
+    return gpus == GPUS_VISIBLE ? program_run_alone(path, args) : program_run(path, gpus, args);
 }
 
 void finished_free(struct finished *finished)

@@ -69,7 +69,16 @@ struct finished {
 /* Runs path with the NULL-terminated args, stdout and stderr each into a temporary file. A
  * path without a slash (mpirun, timeout) is looked up on PATH. */
 struct finished program_run(const char *path, enum gpus gpus, const char *const *args);
-/* The step's program, directory/run, built by make (the tests run from the repository root). */
+/* The file whose lock a test holds while a program of its own uses the GPUs it sees
+ * (build/tests/gpu.lock, or gpu-DEVICES.lock under CUDA_VISIBLE_DEVICES=DEVICES): the
+ * tests run side by side, their programs on one GPU one at a time. labs/grade.sh takes it as
+ * LAB_GPU_LOCK for its GPU stages. */
+const char *tests_gpu_lock(void);
+/* program_run with the GPUs visible and the tests' GPU lock held: never for a program that
+ * takes the lock itself (labs/grade.sh), which would wait for ever. */
+struct finished program_run_alone(const char *path, const char *const *args);
+/* The step's program, directory/run, built by make (the tests run from the repository root);
+ * with the GPUs visible it runs alone (program_run_alone). */
 struct finished step_run(const struct ladder_step *step, enum gpus gpus, const char *const *args);
 #define STEP_RUN(step, gpus, ...) step_run((step), (gpus), (const char *const[]){__VA_ARGS__, NULL})
 void finished_free(struct finished *finished);

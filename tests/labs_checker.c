@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "toolbox.h"
 
 extern char **environ;
@@ -119,7 +120,7 @@ static struct outcome run(const char *const *args, const char *const *settings)
     return (struct outcome){WIFEXITED(status) ? WEXITSTATUS(status) : -1, file_text(out)};
 }
 
-static const char *const GPUS_HIDDEN[] = {"CUDA_VISIBLE_DEVICES=", NULL};
+static const char *const NO_GPU_SETTINGS[] = {"CUDA_VISIBLE_DEVICES=", NULL};
 
 /* Skips (never passes) the calling test when this machine shows it no CUDA device; the
  * message starts with the lab's name. */
@@ -196,7 +197,8 @@ Test(labs, every_lab_is_built_and_has_its_files)
 
 Test(labs, check_without_a_gpu_says_so_and_exits_3, .timeout = 300)
 {
-    struct outcome o = run((const char *const[]){"labs/lab01/run", "--check", NULL}, GPUS_HIDDEN);
+    struct outcome o = run((const char *const[]){"labs/lab01/run", "--check", NULL},
+                           NO_GPU_SETTINGS);
     cr_expect_eq(o.exit_code, 3, "exit code %d:\n%s", o.exit_code, o.out);
     cr_expect_not_null(strstr(o.out, "needs a GPU"), "%s", o.out);
     cr_expect_not_null(
@@ -214,7 +216,8 @@ Test(labs, check_without_a_gpu_says_so_and_exits_3, .timeout = 300)
 
 Test(labs, run_passes_other_arguments_to_the_program, .timeout = 300)
 {
-    struct outcome o = run((const char *const[]){"labs/lab03/run", "-n", "1", NULL}, GPUS_HIDDEN);
+    struct outcome o = run((const char *const[]){"labs/lab03/run", "-n", "1", NULL},
+                           NO_GPU_SETTINGS);
     cr_expect_eq(o.exit_code, 3, "exit code %d:\n%s", o.exit_code, o.out);
     cr_expect_not_null(strstr(o.out, "labs/lab03/run: no CUDA device"), "%s", o.out);
     free(o.out);
@@ -222,14 +225,15 @@ Test(labs, run_passes_other_arguments_to_the_program, .timeout = 300)
 
 Test(labs, the_lab_program_names_itself, .timeout = 300)
 {
-    struct outcome help = run((const char *const[]){"labs/lab03/run", "--help", NULL}, GPUS_HIDDEN);
+    struct outcome help = run((const char *const[]){"labs/lab03/run", "--help", NULL},
+                              NO_GPU_SETTINGS);
     cr_expect_eq(help.exit_code, 0, "exit code %d:\n%s", help.exit_code, help.out);
     cr_expect_not_null(strstr(help.out, "usage: labs/lab03/run [options]\n"), "%s", help.out);
     cr_expect_null(strstr(help.out, "step05/run"), "--help names the step's program:\n%s",
                    help.out);
     free(help.out);
     struct outcome error = run((const char *const[]){"labs/lab03/run", "--threads", "3", NULL},
-                               GPUS_HIDDEN);
+                               NO_GPU_SETTINGS);
     cr_expect_eq(error.exit_code, 2, "exit code %d:\n%s", error.exit_code, error.out);
     cr_expect_not_null(strstr(error.out, "labs/lab03/run: --threads takes"), "%s", error.out);
     cr_expect_not_null(strstr(error.out, "(labs/lab03/run --help lists the options)"), "%s",
@@ -308,7 +312,7 @@ Test(labs, grade_without_a_gpu_builds_every_submission, .timeout = 600)
 
     struct outcome o = run(
         (const char *const[]){"labs/grade.sh", "-o", csv, "--logs", scratch, folder, NULL},
-        GPUS_HIDDEN);
+        NO_GPU_SETTINGS);
     cr_expect_eq(o.exit_code, 3, "exit code %d (3: no GPU):\n%s", o.exit_code, o.out);
     cr_expect_not_null(strstr(o.out, "needs a GPU"), "%s", o.out);
     cr_expect_not_null(strstr(o.out, "docs/instructors.md"), "%s", o.out);
@@ -586,7 +590,7 @@ Test(labs, grade_builds_a_submission_without_sight_of_the_class, .timeout = 600)
     free(model);
     struct outcome o = run(
         (const char *const[]){"labs/grade.sh", "-o", csv, "--logs", scratch, folder, NULL},
-        GPUS_HIDDEN);
+        NO_GPU_SETTINGS);
     cr_assert(find_row(csv, "spy", line, fields), "no row for spy:\n%s", o.out);
     if (strcmp(fields[G_ISOLATION], "none") == 0)
         cr_skip_test("neither bubblewrap nor root here: submissions cannot be isolated");
@@ -1043,7 +1047,8 @@ Test(labs, sass_of_a_lab_comes_from_cuobjdump_and_says_where_it_is, .timeout = 3
 
 Test(labs, check_without_a_gpu_reads_the_compiled_code, .timeout = 300)
 {
-    struct outcome o = run((const char *const[]){"labs/lab05/run", "--check", NULL}, GPUS_HIDDEN);
+    struct outcome o = run((const char *const[]){"labs/lab05/run", "--check", NULL},
+                           NO_GPU_SETTINGS);
     cr_expect_eq(o.exit_code, 1, "exit code %d (1: the starter's code already fails):\n%s",
                  o.exit_code, o.out);
     cr_expect_not_null(strstr(o.out, "the fence variant (TODO(lab5) A) takes no ticket"), "%s",
@@ -1586,9 +1591,9 @@ static void table_row(FILE *table, const struct expectation *e, char *const fiel
             *fields[G_REASON] ? fields[G_REASON] : "(none)", ok ? "ok" : "WRONG");
 }
 
-/* SETTINGS and a GPU lock of this test's own: grade.sh still runs one submission's GPU stages
- * at a time, but the tests' gradings, whose timeouts allow for a shared GPU, overlap. */
-static const char *const *with_own_gpu_lock(const char *const *settings, const char *scratch)
+/* SETTINGS and the tests' GPU lock (tests_gpu_lock): grade.sh runs one submission's GPU
+ * stages at a time, and no other test's program uses the GPU meanwhile. */
+static const char *const *with_the_tests_gpu_lock(const char *const *settings)
 {
     enum { MOST_SETTINGS = 16 };
     static const char *all[MOST_SETTINGS + 2];
@@ -1599,7 +1604,7 @@ static const char *const *with_own_gpu_lock(const char *const *settings, const c
         count++;
     }
     cr_assert_null(settings[count], "more than %d settings", MOST_SETTINGS);
-    snprintf(lock, sizeof lock, "LAB_GPU_LOCK=%s/gpu.lock", scratch);
+    snprintf(lock, sizeof lock, "LAB_GPU_LOCK=%s", tests_gpu_lock());
     all[count] = lock;
     all[count + 1] = NULL;
     return all;
@@ -1626,7 +1631,7 @@ static void grade_and_expect(int lab, bool hanging, const char *const *settings)
     if (jobs == NULL || *jobs == '\0') jobs = DEFAULT_GRADE_JOBS;
     struct outcome o = run((const char *const[]){"labs/grade.sh", "-j", jobs, "-o", csv, "--logs",
                                                  logs, folder, LAB[lab], NULL},
-                           with_own_gpu_lock(settings, scratch));
+                           with_the_tests_gpu_lock(settings));
     cr_assert_eq(o.exit_code, 0, "labs/grade.sh: exit code %d:\n%.4000s", o.exit_code, o.out);
     FILE *file = fopen(csv, "r"), *table = open_table(lab, hanging);
     cr_assert_not_null(file, "%s: %s\n%.4000s", csv, strerror(errno), o.out);

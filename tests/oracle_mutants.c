@@ -235,7 +235,7 @@ ParameterizedTest(int *index, mutants_gpu, check_fails_naming_the_wrong_value, .
     cr_assert(mutants_built((const char *const[]){m->name, NULL}), "%s did not build", m->name);
     for (int i = 0; i < MOST_OPTIONS && m->check[i] != NULL; i++) args[i + 1] = m->check[i];
     snprintf(program, sizeof program, "build/mutants/%s/run", m->name);
-    struct finished run = program_run(program, GPUS_VISIBLE, args);
+    struct finished run = program_run_alone(program, args);
     cr_expect_eq(run.exit_code, EXIT_WRONG, "%s --check: exit code %d, expected %d:\n%.*s%s",
                  m->name, run.exit_code, EXIT_WRONG, SHOWN, run.out, run.err);
     cr_expect_not_null(strstr(run.out, "check: FAILED"), "%s --check:\n%.*s", m->name, SHOWN,
@@ -269,19 +269,18 @@ static void run_or_fail(const char *const *args)
  * free. */
 static char *graded_alone(const struct mutant *m, const char *scratch)
 {
-    char folder[FOLDER_LENGTH], logs[FOLDER_LENGTH], lock[FOLDER_LENGTH], kernel[PATH_LENGTH],
-        submission[PATH_LENGTH], verdict[PATH_LENGTH];
+    char folder[FOLDER_LENGTH], logs[FOLDER_LENGTH], kernel[PATH_LENGTH], submission[PATH_LENGTH],
+        verdict[PATH_LENGTH];
     snprintf(folder, sizeof folder, "%s/%s", scratch, m->lab);
     snprintf(kernel, sizeof kernel, "build/mutants/%s/reduce.cu", m->name);
     snprintf(submission, sizeof submission, "%s/%s.cu", folder, m->name);
     snprintf(logs, sizeof logs, "%s/logs", scratch);
-    snprintf(lock, sizeof lock, "%s/gpu.lock", scratch);
     snprintf(verdict, sizeof verdict, "%s/%s/verdict.txt", logs, m->name);
     run_or_fail((const char *const[]){"mkdir", "-p", folder, NULL});
     run_or_fail((const char *const[]){"cp", kernel, submission, NULL});
     for (size_t s = 0; s < COUNT(GRADE_SETTINGS); s++)
         setenv(GRADE_SETTINGS[s][0], GRADE_SETTINGS[s][1], 1);
-    setenv("LAB_GPU_LOCK", lock, 1); /* its own: the tests' gradings may overlap */
+    setenv("LAB_GPU_LOCK", tests_gpu_lock(), 1); /* its GPU stages take turns with the tests' */
     struct finished graded = program_run(
         "labs/grade.sh", GPUS_VISIBLE, (const char *const[]){"--logs", logs, folder, m->lab, NULL});
     cr_assert_eq(graded.exit_code, 0, "labs/grade.sh: exit code %d:\n%.*s", graded.exit_code, SHOWN,

@@ -1,0 +1,57 @@
+/* The tests' GPU lock (tests/harness.c, tests_gpu_lock): while one test's program holds it, no
+ * other test's program starts on the same GPUs, and it starts as soon as the lock is given
+ * back. No GPU needed: the program here is `true`. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* How long the program must keep waiting while the lock is held, and how long it may take
+ * to start and end once it is given back. */
+enum { HELD_MS = 1000, STARTS_WITHIN_MS = 10000 };
+
+Test(gpu_lock, a_program_waits_for_the_lock_and_runs_once_it_is_given_back)
+{
+    const char *lock = tests_gpu_lock();
+    int held = open(lock, O_CREAT | O_RDWR | O_CLOEXEC, 0666), ran[2];
+    cr_assert_geq(held, 0, "cannot open %s: %s", lock, strerror(errno));
+    cr_assert_eq(flock(held, LOCK_EX), 0, "cannot lock %s: %s", lock, strerror(errno));
+    cr_assert_eq(pipe(ran), 0, "pipe: %s", strerror(errno));
+    pid_t child = fork();
+    cr_assert_geq(child, 0, "fork: %s", strerror(errno));
+    if (child == 0) { /* a test beside this one: says when its program has run */
+        close(held);  /* the parent's copy still holds the lock */
+        struct finished done = program_run_alone("true", (const char *const[]){NULL});
+        _exit(done.exit_code == 0 && write(ran[1], "r", 1) == 1 ? EXIT_SUCCESS : EXIT_FAILURE);
+    }
+    struct pollfd finished = {.fd = ran[0], .events = POLLIN};
+    cr_expect_eq(poll(&finished, 1, HELD_MS), 0, "the program ran while %s was held", lock);
+    close(held); /* gives the lock back */
+    cr_expect_eq(poll(&finished, 1, STARTS_WITHIN_MS), 1,
+                 "the program had not run %d ms after %s was given back", STARTS_WITHIN_MS, lock);
+    int status;
+    while (waitpid(child, &status, 0) < 0)
+        cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == EXIT_SUCCESS,
+              "the waiting test's program_run_alone failed");
+}
+
+/* Each set of visible GPUs has a lock of its own: lanes on separate GPUs never wait for each
+ * other. */
+Test(gpu_lock, each_set_of_visible_gpus_has_its_own_lock)
+{
+    char every[512], first[512];
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    snprintf(every, sizeof every, "%s", tests_gpu_lock());
+    setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+    snprintf(first, sizeof first, "%s", tests_gpu_lock());
+    cr_expect(strstr(every, "/build/tests/gpu.lock") != NULL, "%s", every);
+    cr_expect(strstr(first, "/build/tests/gpu-0.lock") != NULL, "%s", first);
+}
