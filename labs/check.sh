@@ -39,7 +39,7 @@
 #      the compiled code, a hang or crash, and last the wrong sums they explain.
 # Settings, from the environment (seconds, sizes):
 #   LAB_CHECK_TIMEOUT [900]  LAB_SANITIZER_TIMEOUT [900]  LAB_TIME_TIMEOUT [300]
-#   LAB_BUILD_TIMEOUT [900]  LAB_WIDE_TIMEOUT [300]  LAB_SANITIZE_N ["1000003 1"]
+#   LAB_BUILD_TIMEOUT [900]  LAB_WIDE_TIMEOUT [300]  LAB_SANITIZE_N ["4099 1"]
 #   LAB_TIMED_N [2^25]  LAB_WIDE_N [4294967296; empty: not checked, so no pass]
 #   LAB_WIDE_LOCK [build/labs/index64.lock]: the lock the runs at n = LAB_WIDE_N share
 #   COMPUTE_SANITIZER: the sanitizer's path, when it is neither on PATH nor in $CUDA_HOME/bin
@@ -53,7 +53,10 @@ LAB_CHECK_TIMEOUT=${LAB_CHECK_TIMEOUT:-900}
 LAB_SANITIZER_TIMEOUT=${LAB_SANITIZER_TIMEOUT:-900}
 LAB_TIME_TIMEOUT=${LAB_TIME_TIMEOUT:-300}
 LAB_BUILD_TIMEOUT=${LAB_BUILD_TIMEOUT:-900}
-LAB_SANITIZE_N=${LAB_SANITIZE_N:-1000003 1}
+# 4099 = 2^12 + 3: a few whole blocks at any block size and a ragged tail, small enough to be
+# quick (a sanitizer's run costs time with n) and enough to show every race and stray access of
+# tests/wrong_kernels/ (the labs' tests grade them at it); 1: a single element.
+LAB_SANITIZE_N=${LAB_SANITIZE_N:-4099 1}
 LAB_TIMED_N=${LAB_TIMED_N:-2^25}
 LAB_WIDE_TIMEOUT=${LAB_WIDE_TIMEOUT:-300}
 LAB_WIDE_N=${LAB_WIDE_N-4294967296}
