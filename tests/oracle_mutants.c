@@ -6,6 +6,7 @@
  * (a NaN where nothing was written, since outputs are poisoned before every case; the stale
  * number otherwise), and labs/grade.sh fails each lab's mutant with a reason that names it. */
 #include <criterion/criterion.h>
+#include <criterion/logging.h>
 #include <criterion/parameterized.h>
 #include <dirent.h>
 #include <errno.h>
@@ -245,6 +246,7 @@ ParameterizedTest(int *index, mutants_gpu, check_fails_naming_the_wrong_value, .
         named = starts_with(line, "FAILED ") && names_wrong_value(line, m->wrong);
     cr_expect(named, "%s --check: no FAILED line says it got %s:\n%.*s", m->name,
               WRONG_VALUE_NAMES[m->wrong], SHOWN, run.out);
+    if (named) cr_log_info("%s --check: %s", m->name, line); /* the verdict, for --verbose */
     finished_free(&run);
 }
 
@@ -307,6 +309,7 @@ ParameterizedTest(int *index, mutants_gpu, grader_fails_naming_the_wrong_value, 
     cr_expect(strstr(reason, "wrong result") != NULL && names_wrong_value(reason, m->wrong),
               "%s: the reason should be a wrong result that got %s: %s", m->name,
               WRONG_VALUE_NAMES[m->wrong], reason);
+    cr_log_info("%s graded as %s: %.*s", m->name, m->lab, SHOWN, reason); /* for --verbose */
     free(verdict);
     run_or_fail((const char *const[]){"rm", "-rf", scratch, NULL});
 }
