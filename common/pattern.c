@@ -109,3 +109,17 @@ bool pattern_onehot_position(const struct pattern *pattern, size_t n, size_t *po
     *position = pattern->onehot_last ? n - 1 : pattern->onehot_index;
     return pattern->kind == PATTERN_ONEHOT && n > 0 && *position < n;
 }
+
+bool pattern_reference(const struct pattern *pattern, size_t n, struct reference *reference)
+{
+    size_t hot;
+    double sum;
+    if (pattern->kind == PATTERN_ONES)
+        sum = (double)n;
+    else if (pattern->kind == PATTERN_ONEHOT)
+        sum = pattern_onehot_position(pattern, n, &hot) ? 1.0 : 0.0;
+    else
+        return false;
+    *reference = (struct reference){.sum = sum, .abs_sum = sum, .n = n, .integer_valued = true};
+    return true;
+}

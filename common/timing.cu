@@ -6,6 +6,8 @@
 
 /* Four times the L2: whatever its replacement policy, none of the input survives. */
 enum { L2_CAPACITIES = 4, FLUSH_BLOCKS = 1024, FLUSH_THREADS = 256 };
+/* The grid that writes ones: enough blocks to fill any card, each striding over the rest. */
+enum { FILL_BLOCKS = 1024, FILL_THREADS = 256 };
 
 bool input_create_on_host(struct input *input, const struct options *options, size_t n)
 {
@@ -21,13 +23,46 @@ bool input_create_on_host(struct input *input, const struct options *options, si
     return true;
 }
 
+/* ones, written by a grid that strides over any n (size_t: past 2^32 elements). */
+__global__ void fill_ones(float *data, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        data[i] = 1.0f;
+}
+
+/* ones or one-hot into data on the device: the fill, or zeros (0.0f is all zero bits) and the
+ * hot element. No host copy of the input: at n = 2^32 that saves 16 GiB of host memory to fill,
+ * add up and upload. */
+static bool pattern_fill_on_device(float *data, size_t n, const struct pattern *pattern)
+{
+    static const float HOT = 1.0f;
+    size_t hot;
+    if (pattern->kind == PATTERN_ONES) {
+        if (n > 0) fill_ones<<<FILL_BLOCKS, FILL_THREADS>>>(data, n);
+        CUDA_TRY(cudaGetLastError());
+        return true;
+    }
+    CUDA_TRY(cudaMemset(data, 0, n * sizeof(float)));
+    if (pattern_onehot_position(pattern, n, &hot))
+        CUDA_TRY(cudaMemcpy(data + hot, &HOT, sizeof HOT, cudaMemcpyHostToDevice));
+    return true;
+}
+
 /* The copies are planned before the first is made: all of them, and CUB's temporary storage
- * unless --no-cub, must fit the memory the step's own buffers and the timer left free. */
+ * unless --no-cub, must fit the memory the step's own buffers and the timer left free. The
+ * first copy is made on the device (ones, one-hot) or uploaded; the others copy it. */
 bool input_create(struct input *input, const struct options *options, size_t n,
                   const struct device_info *device)
 {
     size_t bytes = n * sizeof(float), free_bytes = 0, total_bytes = 0;
-    if (!input_create_on_host(input, options, n)) return false;
+    struct reference known;
+    bool on_device = pattern_reference(&options->pattern, n, &known);
+    if (on_device) {
+        *input = (struct input){.n = n, .reference = known};
+    } else if (!input_create_on_host(input, options, n)) {
+        return false;
+    }
     CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
     size_t fixed = options->cub ? memory_rounded(cub_temp_bytes(n)) : 0;
     struct memory_plan plan = memory_plan_make(fixed, bytes, free_bytes, options->buffers);
@@ -39,8 +74,12 @@ bool input_create(struct input *input, const struct options *options, size_t n,
         /* cudaMalloc(0) gives NULL: one float keeps every copy a real buffer */
         CUDA_TRY(cudaMalloc((void **)&input->copies[c], bytes > 0 ? bytes : sizeof(float)));
         input->count = c + 1;
-        CUDA_TRY(cudaMemcpy(input->copies[c], c > 0 ? input->copies[0] : input->host, bytes,
-                            cudaMemcpyDefault));
+        if (c > 0)
+            CUDA_TRY(cudaMemcpy(input->copies[c], input->copies[0], bytes, cudaMemcpyDefault));
+        else if (on_device && !pattern_fill_on_device(input->copies[0], n, &options->pattern))
+            return false;
+        else if (!on_device)
+            CUDA_TRY(cudaMemcpy(input->copies[0], input->host, bytes, cudaMemcpyDefault));
     }
     return true;
 }

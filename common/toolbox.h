@@ -147,6 +147,10 @@ struct reference {
 };
 #define FLOAT_EXACT_INTEGER_LIMIT 16777216.0 /* 2^24: integer sums below it are exact floats */
 struct reference reference_compute(const float *data, size_t n);
+/* pattern.c: the reference of a pattern whose sum is known without its elements, as
+ * reference_compute would find it: ones (n) and one-hot (1, or 0 with the hot index past the
+ * end). False for the other patterns. */
+bool pattern_reference(const struct pattern *pattern, size_t n, struct reference *reference);
 bool reference_is_exact(const struct reference *reference); /* integers, sum|x| <= 2^24 */
 /* gamma(k) = k u / (1 - k u) (Higham, Accuracy and Stability of Numerical Algorithms, 3.1) */
 double rounding_gamma(double roundings, double unit_roundoff);
@@ -195,8 +199,10 @@ void memory_fixed_add(struct memory_fixed *fixed, size_t bytes, const char *name
 /* Each timed run reads the next copy of the input, one the L2 does not hold. The copies are
  * options->buffers, or as many as memory_plan_make finds room for beside CUB's temporary
  * storage (unless --no-cub); not even one: a message that names the need. Allocate the step's own
- * buffers first: the plan counts what they leave free. input_create_on_host makes only the
- * host's data and its reference, for a step that makes its device copies itself. */
+ * buffers first: the plan counts what they leave free. ones and one-hot are made on the device
+ * and have no host copy (host NULL; pattern_reference gives their sums); the other patterns
+ * are made on the host and uploaded. input_create_on_host makes only the host's data and its
+ * reference, for a step that makes its device copies itself. */
 struct input {
     size_t n;
     float *host;

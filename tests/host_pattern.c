@@ -325,3 +325,37 @@ Test(pattern, parse_refuses_anything_else)
         cr_expect_not(pattern_parse(BAD[i], &pattern), "'%s' accepted", BAD[i]);
     }
 }
+
+/* ones and one-hot are made on the device with no host copy (input_create): the sums
+ * pattern_reference gives must be what reference_compute finds in the same elements, and the
+ * other patterns have none. */
+Test(pattern, known_sums_are_what_the_elements_add_up_to)
+{
+    static const size_t SIZES[] = {0, 1, 2, 7, 4097, 1000003};
+    const struct pattern known[] = {{PATTERN_ONES, false, 0},
+                                    {PATTERN_ONEHOT, false, 0},
+                                    {PATTERN_ONEHOT, true, 0},
+                                    {PATTERN_ONEHOT, false, 4096},
+                                    {PATTERN_ONEHOT, false, (size_t)1 << 40}};
+    for (size_t s = 0; s < sizeof SIZES / sizeof SIZES[0]; s++)
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+            size_t n = SIZES[s];
+            float *data = filled(n, known[k], SEED);
+            struct reference computed = reference_compute(data, n), given;
+            char name[48];
+            pattern_name(&known[k], name, sizeof name);
+            cr_assert(pattern_reference(&known[k], n, &given), "%s has no known sum", name);
+            cr_expect(given.sum == computed.sum && given.abs_sum == computed.abs_sum &&
+                          given.n == computed.n && given.integer_valued == computed.integer_valued,
+                      "%s at n = %zu: given sum %g |sum| %g, the elements add up to %g |sum| %g",
+                      name, n, given.sum, given.abs_sum, computed.sum, computed.abs_sum);
+            free(data);
+        }
+    static const enum pattern_kind MADE_ON_THE_HOST[] = {
+        PATTERN_UNIFORM, PATTERN_REAL, PATTERN_NORMAL, PATTERN_WIDE, PATTERN_CANCEL};
+    for (size_t k = 0; k < sizeof MADE_ON_THE_HOST / sizeof MADE_ON_THE_HOST[0]; k++) {
+        struct reference unused;
+        cr_expect_not(pattern_reference(&KIND(MADE_ON_THE_HOST[k]), 1, &unused),
+                      "pattern %d has a known sum", (int)MADE_ON_THE_HOST[k]);
+    }
+}
