@@ -45,6 +45,8 @@
 #   COMPUTE_SANITIZER: the sanitizer's path, when it is neither on PATH nor in $CUDA_HOME/bin
 #   LAB_SANDBOX (an array, set by labs/grade.sh): the command every run of a submission goes
 #   through, so that it runs isolated
+#   LAB_REFERENCE_ROWS (set by labs/grade.sh): a folder where the step's own timed row is
+#   kept, so that the step's program is timed once a GPU for a whole class
 #   LAB_GPU_LOCK (set by labs/grade.sh): a file whose lock the GPU stages of one submission
 #   hold alone, so that no two submissions use the GPU at once (lab_with_gpu)
 
@@ -461,6 +463,20 @@ lab_timed_row() {   # PROGRAM LOG [isolated: a submission's]
                        print row[column["ok"]], row[column["ms_median"]], row[column["cub_ms_median"]] }' "$2"
 }
 
+# The step's own program's row at LAB_TIMED_N. Under labs/grade.sh (LAB_REFERENCE_ROWS, a
+# folder of the grading's own), one run a GPU for the whole class: every submission is then
+# compared with the same run, and a class of 30 saves 29 of them. Alone: a run each time.
+lab_reference_row() {   # STEP LOG
+    local row saved=${LAB_REFERENCE_ROWS:+$LAB_REFERENCE_ROWS/$1-gpu${CUDA_VISIBLE_DEVICES:-all}.row}
+    if [ -n "$saved" ] && [ -s "$saved" ]; then
+        cat "$saved"
+        return
+    fi
+    row=$(lab_timed_row "$LAB_ROOT/$1/run" "$2") || return 1
+    [ -z "$saved" ] || [ -z "$row" ] || echo "$row" >"$saved"
+    echo "$row"
+}
+
 # Sets LAB_MS, LAB_X_REFERENCE, LAB_X_CUB ("" when not measured).
 lab_stage_time() {   # LAB PROGRAM LOGDIR
     local step program=$2 logdir=$3 mine reference ok ms cub reference_ms
@@ -479,7 +495,7 @@ lab_stage_time() {   # LAB PROGRAM LOGDIR
     LAB_MS=$ms
     [ "$ok" = 1 ] || LAB_REASONS+=("wrong result in the timed run at n = $LAB_TIMED_N")
     LAB_X_CUB=$(awk -v mine="$ms" -v cub="$cub" 'BEGIN {if (cub > 0) printf "%.2f", cub / mine}')
-    reference=$(lab_timed_row "$LAB_ROOT/$step/run" "$logdir/reference.csv")
+    reference=$(lab_reference_row "$step" "$logdir/reference.csv")
     reference_ms=${reference#* }
     reference_ms=${reference_ms%% *}
     [ -z "$reference" ] ||

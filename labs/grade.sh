@@ -284,6 +284,8 @@ main() {
     SCRATCH=$(mktemp -d)
     chmod 711 "$SCRATCH"
     trap 'rm -rf "$SCRATCH"' EXIT
+    export LAB_REFERENCE_ROWS=$SCRATCH/reference-rows # the step's own time, once a GPU
+    mkdir -p "$LAB_REFERENCE_ROWS"
     ROW_FILES=("$logs/grades.csv")
     [ -z "$out" ] || ROW_FILES+=("$out")
     for file in "${ROW_FILES[@]}"; do echo "$CSV_HEADER" >"$file" || die "cannot write to $file"; done
