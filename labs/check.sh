@@ -21,8 +21,8 @@
 #      wrong (the first failing case; when that case is right in a fresh program, state left
 #      over between launches), a hang, a CUDA error, a crash;
 #   3. compute-sanitizer memcheck, racecheck and synccheck, one run each at an odd n and at
-#      n = 1, for every graded variant (not after a hang; where it is not installed: not
-#      checked, and no pass);
+#      n = 1, for every graded variant, the tools side by side (not after a hang; where it is
+#      not installed: not checked, and no pass);
 #   4. 64-bit indexing: one run at n = 2^32 (the largest n the programs take) with the last
 #      element hot (only for a correct kernel), one program at a time per checkout (a lock):
 #      about 17 GiB of GPU memory; where it is not free, "not checked" and no pass;
@@ -354,8 +354,12 @@ lab_sanitize_variant() {   # SANITIZER TOOL PROGRAM LOGDIR VARIANT
 }
 
 # Sets LAB_CLEAN ("" when no sanitizer is installed or it did not run) and adds to LAB_REASONS.
+# Every tool on every graded variant at once, each into a file of its own: a sanitizer's run is
+# mostly its own start-up and instrumentation on the host, so the runs overlap well; the
+# findings are then read in the tools' order, the first failing variant of each.
 lab_stage_sanitize() {   # LAB PROGRAM LOGDIR
-    local program=$2 logdir=$3 sanitizer tool variant variants found failed log
+    local program=$2 logdir=$3 sanitizer tool variant variants found failed log index found_dir
+    local -a runs=()
     LAB_CLEAN=
     if [ "$LAB_HUNG" -eq 1 ]; then
         lab_say sanitizer "not run: the kernel did not finish under --check"
@@ -366,11 +370,22 @@ lab_stage_sanitize() {   # LAB PROGRAM LOGDIR
         return
     fi
     LAB_CLEAN=1
+    found_dir=$logdir/sanitizer-found
+    mkdir -p "$found_dir"
+    mapfile -t variants < <(lab_graded_variants "$1")
+    for tool in "${LAB_SANITIZER_TOOLS[@]}"; do
+        for index in "${!variants[@]}"; do
+            lab_sanitize_variant "$sanitizer" "$tool" "$program" "$logdir" "${variants[$index]}" \
+                >"$found_dir/$tool-$index" &
+            runs+=($!)
+        done
+    done
+    wait "${runs[@]}"
     for tool in "${LAB_SANITIZER_TOOLS[@]}"; do
         failed=
-        mapfile -t variants < <(lab_graded_variants "$1")
-        for variant in "${variants[@]}"; do
-            found=$(lab_sanitize_variant "$sanitizer" "$tool" "$program" "$logdir" "$variant")
+        for index in "${!variants[@]}"; do
+            variant=${variants[$index]}
+            found=$(cat "$found_dir/$tool-$index")
             [ -z "$found" ] || { failed=$found; break; }
         done
         if [ -n "$failed" ]; then
