@@ -48,7 +48,8 @@
 #   LAB_REFERENCE_ROWS (set by labs/grade.sh): a folder where the step's own timed row is
 #   kept, so that the step's program is timed once a GPU for a whole class
 #   LAB_GPU_LOCK (set by labs/grade.sh): a file whose lock the GPU stages of one submission
-#   hold alone, so that no two submissions use the GPU at once (lab_with_gpu)
+#   hold alone, so that no two submissions use the GPU at once (lab_with_gpu); with several
+#   GPUs, one a GPU, and LAB_GPU_LOCK_SHARED, the lock of all of them, held shared
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LAB_CHECK_TIMEOUT=${LAB_CHECK_TIMEOUT:-900}
@@ -714,17 +715,22 @@ lab_gpu_stages() {   # LAB PROGRAM LOGDIR
 # (LAB_GPU_LOCK, held alone). Sharing a GPU, a kernel that never ends would slow the others'
 # runs past their timeouts, and the timed runs would disturb each other.
 lab_with_gpu() {
-    local lock status
+    local lock shared status
     if [ -z "${LAB_GPU_LOCK:-}" ]; then
         "$@"
         return
     fi
     mkdir -p "$(dirname "$LAB_GPU_LOCK")"
+    if [ -n "${LAB_GPU_LOCK_SHARED:-}" ]; then
+        exec {shared}>>"$LAB_GPU_LOCK_SHARED"
+        flock -s "$shared"
+    fi
     exec {lock}>>"$LAB_GPU_LOCK"
     flock -x "$lock"
     "$@"
     status=$?
     exec {lock}>&-
+    [ -z "${LAB_GPU_LOCK_SHARED:-}" ] || exec {shared}>&-
     return "$status"
 }
 

@@ -197,7 +197,10 @@ visible_gpus() {
 use_gpu_of() {   # INDEX
     [ ${#GPUS[@]} -gt 1 ] || return 0
     local gpu=${GPUS[$((10#$1 % ${#GPUS[@]}))]}
-    export CUDA_VISIBLE_DEVICES=$gpu LAB_WIDE_LOCK=$LAB_WIDE_LOCK.gpu$gpu LAB_GPU_LOCK=$LAB_GPU_LOCK.gpu$gpu
+    # the GPU's own lock, and the one for all of them shared: a holder of that one alone (the
+    # tests' programs, tests/harness.c) waits for the submissions on every GPU
+    export CUDA_VISIBLE_DEVICES=$gpu LAB_WIDE_LOCK=$LAB_WIDE_LOCK.gpu$gpu \
+        LAB_GPU_LOCK_SHARED=$LAB_GPU_LOCK LAB_GPU_LOCK=$LAB_GPU_LOCK.gpu$gpu
 }
 
 # One submission's build in its scratch folder, isolated, with the step's objects.

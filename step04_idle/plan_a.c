@@ -17,6 +17,7 @@ static float *read_back(const struct input *input)
 {
     size_t bytes = input->n * sizeof(float);
     float *host = malloc(bytes > 0 ? bytes : 1);
+    if (host == NULL) fprintf(stderr, "not enough host memory for %zu floats\n", input->n);
     if (host != NULL &&
         !CUDA_OK(cudaMemcpy(host, input->copies[0], bytes, cudaMemcpyDeviceToHost))) {
         free(host);

@@ -19,7 +19,7 @@
 #include "toolbox.h"
 
 /* 2^31 + 1 floats are 8 GiB on the host and on the device: the data alone take a while. */
-static const double LARGE_TIMEOUT_S = 1200, RUN_TIMEOUT_S = 300;
+static const double LARGE_TIMEOUT_S = 1200, RUN_TIMEOUT_S = 900;
 static const char LARGE_N[] = "2147483649"; /* 2^31 + 1 */
 static const char STEP14_PROGRAM[] = "step14_generic/run", STEP14[] = "step14";
 static const char NO_MEMORY[] = "not enough device memory for ",
@@ -35,7 +35,7 @@ enum { FIRST_LARGE_STEP = 9, LARGE_STEPS = LADDER_STEPS - FIRST_LARGE_STEP, LINE
 /* Holds the lock until the test's process exits, which releases it. */
 static void wait_for_the_large_run_lock(void)
 {
-    int fd = open(LARGE_RUN_LOCK, O_CREAT | O_RDWR, 0666);
+    int fd = open(LARGE_RUN_LOCK, O_CREAT | O_RDWR | O_CLOEXEC, 0666);
     cr_assert_geq(fd, 0, "cannot open %s", LARGE_RUN_LOCK);
     cr_assert_eq(flock(fd, LOCK_EX), 0, "cannot lock %s", LARGE_RUN_LOCK);
 }

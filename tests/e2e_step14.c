@@ -32,7 +32,7 @@ static const char CHECK_PASSED[] = "check: all ";
  * that skipped most pairs fails. One low-precision type alone: its 5 operators on every case
  * it takes (64,435 for half, 65,785 for bf16). */
 enum { FEWEST_CHECK_CASES = 100000, FEWEST_ONE_TYPE_CASES = 50000 };
-enum { LINE = 512, CHECK_TIMEOUT_S = 1800, RUN_TIMEOUT_S = 600 };
+enum { LINE = 512, CHECK_TIMEOUT_S = 1800, RUN_TIMEOUT_S = 900 };
 
 #define RUN(gpus, ...) STEP_RUN(&STEP14, (gpus), __VA_ARGS__)
 

@@ -595,7 +595,7 @@ Test(step16_gpu, cubs_sums_are_checked_where_cub_is_timed)
 /* warp and block forced on one row of 2^27 real values, each thread's chain 2^20 or 2^17 loads
  * long: judged within the bound of the depth launch_depth counts (the report prints it), and
  * that bound far below sum|x|. */
-Test(step16_gpu, a_forced_kernel_on_one_long_row_is_judged_within_a_tight_bound, .timeout = 300)
+Test(step16_gpu, a_forced_kernel_on_one_long_row_is_judged_within_a_tight_bound, .timeout = 900)
 {
     static const char *const KERNELS[] = {"warp", "block"};
     struct matrix_shape s = {1, (size_t)1 << 27};

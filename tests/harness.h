@@ -72,7 +72,8 @@ struct finished program_run(const char *path, enum gpus gpus, const char *const 
 /* The file whose lock a test holds while a program of its own uses the GPUs it sees
  * (build/tests/gpu.lock, or gpu-DEVICES.lock under CUDA_VISIBLE_DEVICES=DEVICES): the
  * tests run side by side, their programs on one GPU one at a time. labs/grade.sh takes it as
- * LAB_GPU_LOCK for its GPU stages (with several GPUs, LAB_GPU_LOCK.gpuK for GPU K). */
+ * LAB_GPU_LOCK for its GPU stages (with several GPUs, LAB_GPU_LOCK.gpuK for GPU K, and
+ * LAB_GPU_LOCK itself shared). */
 const char *tests_gpu_lock(void);
 /* program_run with the GPUs visible and the tests' GPU lock held: never for a program that
  * takes the lock itself (labs/grade.sh), which would wait for ever. */
