@@ -16,9 +16,10 @@
 
 /* How long the program must keep waiting while the lock is held, and how long it may take
  * to start and end once it is given back. */
-enum { HELD_MS = 1000, STARTS_WITHIN_MS = 10000 };
+enum { HELD_MS = 1000, STARTS_WITHIN_MS = 10000, TEST_TIMEOUT_S = 60 };
 
-Test(gpu_lock, a_program_waits_for_the_lock_and_runs_once_it_is_given_back)
+Test(gpu_lock, a_program_waits_for_the_lock_and_runs_once_it_is_given_back,
+     .timeout = TEST_TIMEOUT_S)
 {
     char own[64];
     snprintf(own, sizeof own, "lock-test-%ld", (long)getpid()); /* no other test waits on it */
