@@ -25,7 +25,8 @@
 # The CSV goes to stdout, a row as each submission finishes (so a run stopped half-way keeps
 # every row it graded), and the same rows to FILE with -o and to DIR/grades.csv; each
 # student's full verdict and tool logs go to DIR/<student>/ (default build/labs/grades/labNN/).
-# Progress goes to stderr. Columns:
+# Progress goes to stderr: each verdict with the seconds its grading took, and at the end the
+# whole class's. Columns:
 #   student,pass,builds,host_code,instructions,correct,sanitizer_clean,index64,ms,x_reference,
 #   x_cub,isolation,lesson,reason
 #   pass: 1 passed, 0 failed or not fully checked, empty not decided (no GPU). builds,
@@ -215,6 +216,7 @@ build_isolated() {   # LOG LAB WORK
 # row appended to every ROW_FILES and printed, as soon as it is known.
 grade_one() {   # LAB INDEX STUDENT KERNEL SCRATCH LOGS
     local lab=$1 index=$2 student=$3 kernel=$4 work=$5/$2 logdir=$6/$3 verdict row file step
+    local started=$SECONDS
     rm -rf "$logdir"
     mkdir -p "$work" "$logdir"
     cp "$kernel" "$work/reduce.cu"
@@ -249,7 +251,7 @@ grade_one() {   # LAB INDEX STUDENT KERNEL SCRATCH LOGS
     for file in "${ROW_FILES[@]}"; do printf '%s\n' "$row" >>"$file"; done
     printf '%s\n' "$row"
     verdict=$(grep -m 1 '^verdict' "$logdir/verdict.txt" | sed 's/^verdict *//')
-    echo "grade.sh: $student: $verdict" >&2
+    echo "grade.sh: $student: $verdict (graded in $((SECONDS - started)) s)" >&2
     rm -rf "$work"
 }
 
@@ -317,6 +319,7 @@ main() {
         index=$((index + 1))
     done
     wait
+    echo "grade.sh: ${#lines[@]} submission(s) graded in $SECONDS s, $jobs at a time" >&2
     if [ "$GPU" = 0 ]; then
         echo "grade.sh: no GPU here: every submission was built and its compiled code read (columns" >&2
         echo "  builds, instructions and lesson); correctness, the sanitizers and the time need a GPU. On a" >&2

@@ -316,6 +316,10 @@ Test(labs, grade_without_a_gpu_builds_every_submission, .timeout = 600)
     cr_expect_eq(o.exit_code, 3, "exit code %d (3: no GPU):\n%s", o.exit_code, o.out);
     cr_expect_not_null(strstr(o.out, "needs a GPU"), "%s", o.out);
     cr_expect_not_null(strstr(o.out, "docs/instructors.md"), "%s", o.out);
+    /* the time each grading took, and the class's: what an instructor plans a session with */
+    cr_expect_not_null(strstr(o.out, "grade.sh: builds: "), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, " s)\n"), "no submission's time:\n%s", o.out);
+    cr_expect_not_null(strstr(o.out, "grade.sh: 2 submission(s) graded in "), "%s", o.out);
     FILE *file = fopen(csv, "r");
     cr_assert_not_null(file, "%s: %s\n%s", csv, strerror(errno), o.out);
     cr_expect(fgets(line, sizeof line, file) != NULL && strcmp(line, CSV_HEADER) == 0, "header: %s",
