@@ -15,7 +15,8 @@
 # tests/wrong_kernels/lab04_*.cu (wrong, each for its own reason: one never ends, one never
 # ends at n = 2^32). FILE
 # gets the GPU, the driver, the CUDA version, the date, the command, the seconds the whole
-# grading took, how many passed, and the CSV. The folder is built in a scratch directory and
+# grading took, the median of each submission's (as grade.sh prints it), how many passed, and
+# the CSV. The folder is built in a scratch directory and
 # removed. Needs a GPU with about 17 GiB of memory free (the run at n = 2^32). Exit codes:
 # 0 graded and written, 1 grade.sh failed, 3 no GPU.
 set -uo pipefail
@@ -66,6 +67,9 @@ status=$?
 seconds=$(awk -v start="$start" -v end="$(date +%s.%N)" 'BEGIN {printf "%.0f", end - start}')
 [ "$status" -eq 0 ] || { tail -n 5 "$scratch/progress.txt" >&2; die 1 "labs/grade.sh exited with $status"; }
 passed=$(awk -F, 'NR > 1 && $2 == 1' "$scratch/grades.csv" | wc -l)
+# The median of the seconds grade.sh says each submission's grading took.
+median=$(grep -oE '\(graded in [0-9]+ s\)$' "$scratch/progress.txt" | grep -oE '[0-9]+' | sort -n |
+    awk '{ s[NR] = $1 } END { if (NR) print (NR % 2 ? s[(NR + 1) / 2] : (s[NR / 2] + s[NR / 2 + 1]) / 2) }')
 
 mkdir -p "$(dirname "$out")"
 {
@@ -79,6 +83,7 @@ mkdir -p "$(dirname "$out")"
     echo "submissions: $count ($RIGHT_COPIES right copies of $STEP/reduce.cu, $STARTER_COPIES starters, 1 not compiling, ${#wrong[@]} wrong kernels)"
     echo "passed: $passed"
     echo "seconds: $seconds"
+    echo "median seconds a submission: ${median:-unknown}"
     echo
     cat "$scratch/grades.csv"
 } >"$out"
