@@ -10,10 +10,10 @@
 #                                           a machine that gives a run less time than the whole
 #                                           class takes; the class's time is the parts' sum
 #
-# The class: 21 copies of step08's own kernel (right), the lab's starter twice (its holes
-# empty: wrong), one file that does not compile, and the six kernels of
-# tests/wrong_kernels/lab04_*.cu (wrong, each for its own reason: one never ends, one never
-# ends at n = 2^32). FILE
+# The class: the lab's starter twice (its holes empty: wrong), one file that does not compile,
+# every kernel of tests/wrong_kernels/lab04_*.cu (seven: wrong, or right but skipping the
+# lesson, each for its own reason; one never ends, one never ends at n = 2^32), and copies of
+# step08's own kernel (right) to make 30. FILE
 # gets the GPU, the driver, the CUDA version, the date, the command, the seconds the whole
 # grading took, the median of each submission's (as grade.sh prints it), how many passed, and
 # the CSV. The folder is built in a scratch directory and
@@ -27,8 +27,9 @@ source bench/common.sh
 
 LAB=lab04
 STEP=step08_shuffle
-RIGHT_COPIES=21
+CLASS_SIZE=30
 STARTER_COPIES=2
+NOT_COMPILING=1
 out=${1:-docs/results/2026-11-27/grade_time.txt}
 jobs=${GRADE_JOBS:-1}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die 2 "GRADE_JOBS must be a positive number, not '$jobs'"
@@ -45,13 +46,14 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 class=$scratch/$LAB
 mkdir -p "$class"
+mapfile -t wrong < <(printf '%s\n' tests/wrong_kernels/"$LAB"_*.cu | LC_ALL=C sort)
+RIGHT_COPIES=$((CLASS_SIZE - STARTER_COPIES - NOT_COMPILING - ${#wrong[@]}))
 for ((i = 1; i <= RIGHT_COPIES; i++)); do cp "$STEP/reduce.cu" "$(printf '%s/right%02d.cu' "$class" "$i")"; done
 for ((i = 1; i <= STARTER_COPIES; i++)); do cp "labs/$LAB/reduce.cu" "$(printf '%s/starter%02d.cu' "$class" "$i")"; done
 printf '#include "reduce.h"\nthis is not CUDA;\n' >"$class/broken.cu"
-mapfile -t wrong < <(printf '%s\n' tests/wrong_kernels/"$LAB"_*.cu | LC_ALL=C sort)
 for kernel in "${wrong[@]}"; do cp "$kernel" "$class/"; done
 count=$(find "$class" -name '*.cu' | wc -l)
-[ "$count" -eq 30 ] || die 1 "the class has $count submissions, not 30 (tests/wrong_kernels/$LAB_*.cu changed?)"
+[ "$count" -eq "$CLASS_SIZE" ] || die 1 "the class has $count submissions, not $CLASS_SIZE"
 # Part k of m keeps the k-th, (k+m)-th, ... submission by name; the others wait outside.
 mkdir -p "$scratch/other_parts"
 mapfile -t everyone < <(cd "$class" && printf '%s\n' *.cu | LC_ALL=C sort)
