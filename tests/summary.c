@@ -1,17 +1,27 @@
 /* The last line of a test run: how many tests were skipped for want of a CUDA device, so that
- * a run on a machine without a GPU never reads as if everything had been tested. It is
+ * a run on a machine without a GPU never reads as if everything had been tested, and how long
+ * the run took (what the README's "at most 5 minutes on one GPU" is measured with). It is
  * printed when the runner exits, after Criterion's own synthesis. */
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 
 /* What every skip for want of a GPU says after the step's name (require_gpu, harness.c). */
 static const char NO_DEVICE_SKIP[] = ": no CUDA device: ";
 static size_t skipped_without_gpu, skipped_otherwise, ran;
+static struct timespec started;
+
+static double seconds_since_start(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - started.tv_sec) + (double)(now.tv_nsec - started.tv_nsec) * 1e-9;
+}
 
 static void print_summary(void)
 {
@@ -22,7 +32,13 @@ static void print_summary(void)
         fprintf(stderr, "make test: %zu ran, none skipped for want of a CUDA device", ran);
     if (skipped_otherwise > 0)
         fprintf(stderr, ", %zu skipped for another reason (--verbose says why)", skipped_otherwise);
-    fprintf(stderr, "\n");
+    fprintf(stderr, "; %.0f s\n", seconds_since_start());
+}
+
+ReportHook(PRE_ALL)(struct criterion_test_set *tests)
+{
+    (void)tests;
+    clock_gettime(CLOCK_MONOTONIC, &started);
 }
 
 /* Tests left out by --filter are "skipped" without a message: they are not counted. */
