@@ -422,6 +422,67 @@ Test(labs, check_names_an_index_that_wraps_below_2_32)
     free(o.out);
 }
 
+/* compute-sanitizer's stand-in: it waits until every run of the stage has started (RUNS marks
+ * in STARTED), which runs one after another never reach, and finds a race in racecheck's run
+ * of --variant atomic-ref. */
+static const char SANITIZER_STAND_IN[] =
+    "#!/bin/sh\n"
+    "tool=$2\n"
+    "touch \"$STARTED/$tool-$$\"\n"
+    "tries=0\n"
+    "while [ \"$(ls \"$STARTED\" | wc -l)\" -lt \"$RUNS\" ] && [ $tries -lt 200 ]; do\n"
+    "    sleep 0.1; tries=$((tries + 1))\n"
+    "done\n"
+    "if [ \"$(ls \"$STARTED\" | wc -l)\" -lt \"$RUNS\" ]; then\n"
+    "    echo '========= Alone: the other runs never started'\n"
+    "    echo '========= ERROR SUMMARY: 1 error'; exit 99\n"
+    "fi\n"
+    "case \"$*\" in\n"
+    "*racecheck*atomic-ref*) echo '========= Error: Race reported between Write access'\n"
+    "    echo '=========     at reduce_last_block+0x10 in reduce.cu:42'\n"
+    "    echo '========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)'; exit 99 ;;\n"
+    "*racecheck*) echo '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)' "
+    ";;\n"
+    "*) echo '========= ERROR SUMMARY: 0 errors' ;;\n"
+    "esac\n";
+
+/* The sanitizer stage runs its tools side by side on both of lab05's graded variants (3 x 2
+ * runs at once), and reports them in the tools' order, each with the variant it failed on. */
+Test(labs, sanitizers_run_side_by_side_and_report_in_order, .timeout = 120)
+{
+    char scratch[] = "/tmp/labs-sanitizers-XXXXXX", tool[PATH_LENGTH], started[PATH_LENGTH],
+         script[LINE_LENGTH], tool_setting[PATH_LENGTH + 32], started_setting[PATH_LENGTH + 32];
+    cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
+    snprintf(tool, sizeof tool, "%s/compute-sanitizer", scratch);
+    snprintf(started, sizeof started, "%s/started", scratch);
+    write_file(tool, SANITIZER_STAND_IN);
+    free(run((const char *const[]){"chmod", "+x", tool, NULL}, NULL).out);
+    free(run((const char *const[]){"mkdir", "-p", started, NULL}, NULL).out);
+    snprintf(script, sizeof script,
+             "source labs/check.sh; lab_reset; lab_stage_sanitize lab05 %s/program %s;"
+             "printf 'reason: %%s\\n' \"${LAB_REASONS[@]}\"; echo \"clean=$LAB_CLEAN\"",
+             scratch, scratch);
+    snprintf(tool_setting, sizeof tool_setting, "COMPUTE_SANITIZER=%s", tool);
+    snprintf(started_setting, sizeof started_setting, "STARTED=%s", started);
+    struct outcome o = run((const char *const[]){"bash", "-c", script, NULL},
+                           (const char *const[]){tool_setting, started_setting, "RUNS=6",
+                                                 "LAB_SANITIZE_N=4099 1", NULL});
+    const char *memcheck = strstr(o.out, "memcheck     clean at n = 4099, 1"),
+               *racecheck = strstr(o.out, "racecheck    FAILED (--variant atomic-ref) at n = 4099: "
+                                          "Error: Race reported between Write access, at "
+                                          "reduce_last_block+0x10 in reduce.cu:42"),
+               *synccheck = strstr(o.out, "synccheck    clean at n = 4099, 1");
+    cr_expect(memcheck != NULL && racecheck != NULL && synccheck != NULL && memcheck < racecheck &&
+                  racecheck < synccheck,
+              "not each tool's line, in the tools' order:\n%s", o.out);
+    cr_expect_null(strstr(o.out, "Alone"), "the runs went one after another:\n%s", o.out);
+    cr_expect_not_null(strstr(o.out, "reason: racecheck (--variant atomic-ref) at n = 4099"), "%s",
+                       o.out);
+    cr_expect_not_null(strstr(o.out, "clean=0"), "%s", o.out);
+    free(o.out);
+    free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
+}
+
 /* Runs a bash script from the repository root; its output. */
 static struct outcome bash_script(const char *script)
 {
@@ -450,6 +511,30 @@ Test(labs, without_the_graders_lock_the_gpu_stages_are_not_held_back)
 {
     struct outcome o = bash_script(TWO_AT_ONCE);
     cr_expect_str_eq(o.out, "first begins\nsecond begins\nfirst ends\nsecond ends\n");
+    free(o.out);
+}
+
+/* With several GPUs, grade.sh's stages hold their GPU's lock and the tests' lock shared
+ * (LAB_GPU_LOCK_SHARED): gradings on two GPUs overlap, and a program of the tests, which takes
+ * the tests' lock alone (tests/harness.c), waits for both. */
+Test(labs, gradings_on_two_gpus_overlap_and_the_tests_programs_wait_for_both)
+{
+    struct outcome o = bash_script(
+        "source labs/check.sh; dir=$(mktemp -d); trap 'rm -rf \"$dir\"' EXIT;"
+        "export LAB_GPU_LOCK_SHARED=\"$dir/gpu.lock\";"
+        "stages() { echo \"$1 begins\"; touch \"$dir/$1\"; sleep 1; echo \"$1 ends\"; };"
+        "LAB_GPU_LOCK=\"$dir/gpu.lock.gpu0\" lab_with_gpu stages gpu0 &"
+        "while [ ! -e \"$dir/gpu0\" ]; do sleep 0.05; done;"
+        "LAB_GPU_LOCK=\"$dir/gpu.lock.gpu1\" lab_with_gpu stages gpu1 &"
+        "while [ ! -e \"$dir/gpu1\" ]; do sleep 0.05; done;"
+        "flock -x \"$dir/gpu.lock\" echo 'the tests program runs'; wait");
+    static const char BOTH_BEGIN[] = "gpu0 begins\ngpu1 begins\n",
+                      LAST[] = "the tests program runs\n";
+    size_t length = strlen(o.out);
+    cr_expect(strncmp(o.out, BOTH_BEGIN, strlen(BOTH_BEGIN)) == 0, "not side by side:\n%s", o.out);
+    cr_expect(length >= strlen(LAST) && strcmp(o.out + length - strlen(LAST), LAST) == 0 &&
+                  strstr(o.out, "gpu0 ends\n") != NULL && strstr(o.out, "gpu1 ends\n") != NULL,
+              "the tests' program did not wait for both:\n%s", o.out);
     free(o.out);
 }
 
