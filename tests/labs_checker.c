@@ -538,6 +538,27 @@ Test(labs, gradings_on_two_gpus_overlap_and_the_tests_programs_wait_for_both)
     free(o.out);
 }
 
+/* Under grade.sh (LAB_REFERENCE_ROWS) the step's own program is timed once a GPU for the
+ * class, and every submission gets that row; alone (./labs/labNN/run --check), once each. */
+static const char REFERENCE_TWICE[] =
+    "source labs/check.sh; dir=$(mktemp -d); trap 'rm -rf \"$dir\"' EXIT;"
+    "[ -z \"${SHARED:-}\" ] || { export LAB_REFERENCE_ROWS=\"$dir/rows\"; mkdir -p \"$dir/rows\"; "
+    "};"
+    "lab_timed_row() { echo timed >>\"$dir/runs\"; echo \"1 0.5$(wc -l <\"$dir/runs\") 0.4\"; };"
+    "lab_reference_row step09_last_block \"$dir/a.csv\"; lab_reference_row step09_last_block "
+    "\"$dir/b.csv\"; echo \"runs=$(wc -l <\"$dir/runs\")\"";
+
+Test(labs, a_grading_times_the_steps_program_once_for_the_class)
+{
+    char script[1024];
+    snprintf(script, sizeof script, "SHARED=1; %s", REFERENCE_TWICE);
+    struct outcome shared = bash_script(script), alone = bash_script(REFERENCE_TWICE);
+    cr_expect_str_eq(shared.out, "1 0.51 0.4\n1 0.51 0.4\nruns=1\n");
+    cr_expect_str_eq(alone.out, "1 0.51 0.4\n1 0.52 0.4\nruns=2\n");
+    free(shared.out);
+    free(alone.out);
+}
+
 Test(labs, verdict_names_the_cause_first_once_and_whole)
 {
     struct outcome o = bash_script(
