@@ -6,7 +6,16 @@
 #   LANE3_GPUS=2,3 LANE3="step15/* gpu_large/*" bash bench/test_lanes.sh
 # LANEk_GPUS sets lane k's CUDA_VISIBLE_DEVICES (default: k); LIMIT (s) each suite's limit
 # (default 480); CRITERION_JOBS the tests at once in a lane (default 4). Run it after
-# make all step13-variants mutants tests/bin/tests. It ends with each suite's synthesis.
+# make all step13-variants mutants tests/bin/tests. It ends with each suite's synthesis, and
+# names every suite of the test binary that no lane ran (so that a run meant to be the whole
+# of make test can be seen to be). Within a lane the tests' programs take turns on its GPUs
+# (tests/README.md), so a lane of one GPU holds a share of make test; every suite, step15's
+# two-GPU tests included, on a host of four:
+#   LANE0="labs_gpu/*" LANE1="mutants_gpu/* step14/*" LANE2="gpu/* variants/* docs_reports/*
+#   step16_gpu/* step16/* gpu_scratch/* device/* docs/* docs_exercises/* docs_words/* figures/*
+#   gpu_lock/* labs/* labs_handouts/* low_precision/* memory/* mutants/* options/*
+#   parse_size/* pattern/* report/* step16_host/* usage/* verify/*" LANE3_GPUS=3,0
+#   LANE3="step15/* gpu_large/*" bash bench/test_lanes.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 3
 export NCCL_NVLS_ENABLE=0 # NVLink multicast off: it can put a shared host's GPUs out of service
@@ -38,3 +47,10 @@ done
 wait
 echo "test_lanes: all lanes done in $(($(date +%s) - start)) s"
 grep -h "^=== \|Synthesis\|^rc=\|^\[FAIL\]" "$OUT"/lane*.log
+# The suites no lane's filter names (a filter "suite/..." names its suite).
+ran=$(for ((k = 0; k < MOST_LANES; k++)); do name="LANE$k"; echo "${!name:-}"; done | tr ' ' '\n' |
+    sed -n 's|^\([a-z0-9_]*\)/.*|\1|p' | sort -u)
+left=$("$TESTS" --list 2>/dev/null | sed -n 's/^\([a-z0-9_]*\): [0-9]* test.*/\1/p' | sort -u |
+    comm -23 - <(echo "$ran"))
+echo "test_lanes: suites no lane ran: ${left:-none}" | tr '\n' ' '
+echo
