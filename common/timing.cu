@@ -74,12 +74,12 @@ bool input_create(struct input *input, const struct options *options, size_t n,
         /* cudaMalloc(0) gives NULL: one float keeps every copy a real buffer */
         CUDA_TRY(cudaMalloc((void **)&input->copies[c], bytes > 0 ? bytes : sizeof(float)));
         input->count = c + 1;
-        if (c > 0)
-            CUDA_TRY(cudaMemcpy(input->copies[c], input->copies[0], bytes, cudaMemcpyDefault));
-        else if (on_device && !pattern_fill_on_device(input->copies[0], n, &options->pattern))
-            return false;
-        else if (!on_device)
-            CUDA_TRY(cudaMemcpy(input->copies[0], input->host, bytes, cudaMemcpyDefault));
+        if (c == 0 && on_device) {
+            if (!pattern_fill_on_device(input->copies[0], n, &options->pattern)) return false;
+        } else {
+            CUDA_TRY(cudaMemcpy(input->copies[c], c > 0 ? input->copies[0] : input->host, bytes,
+                                cudaMemcpyDefault));
+        }
     }
     return true;
 }
