@@ -59,7 +59,9 @@ bool input_create(struct input *input, const struct options *options, size_t n,
     struct reference known;
     bool on_device = pattern_reference(&options->pattern, n, &known);
     if (on_device) {
-        *input = (struct input){.n = n, .reference = known};
+        memset(input, 0, sizeof *input);
+        input->n = n;
+        input->reference = known;
     } else if (!input_create_on_host(input, options, n)) {
         return false;
     }
