@@ -87,7 +87,7 @@ $(STEP15)/run: LDLIBS += -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR) \
 $(BUILD)/$(STEP15)/%.o: CPPFLAGS += -I$(NCCL_ROOT)/include \
                                     $(if $(MPI_CPPFLAGS),-DWITH_MPI $(MPI_CPPFLAGS))
 
-.PHONY: all help test clean ladder bench charts docs figures profile sanitize accuracy ptx labs grade step13-variants \
+.PHONY: all help test test-long clean ladder bench charts docs figures profile sanitize accuracy ptx labs grade step13-variants \
         format format-check \
         $(STEP_DIRS) $(SHORT_NAMES)
 .DEFAULT_GOAL := all
@@ -102,6 +102,7 @@ help:
 	@echo "make <directory>    any step directory, a copy of a step too: make step04_mine"
 	@echo "make -j test        build, then run the tests (installs Criterion if missing)"
 	@echo "make test TEST_ARGS=--verbose   the same, each test named; skipped ones say why"
+	@echo "make test-long      the long tests: sizes past 2^31, the oracle mutants, every lab's graded kernels"
 	@echo "make step13-variants  other loads and finishes beside step12's grid kernel and CUB"
 	@echo "make mutants        the oracle mutants (tests/mutants/): kernels whose final write is broken"
 	@echo "make labNN          a lab's starter kernel in its step's program: ./labs/labNN/run --check"
@@ -174,14 +175,19 @@ $(TEST_BINARY): $(TEST_OBJECTS)
 	$(NVCC) $(GENCODE) -o $@ $^ $(LDLIBS) -lcriterion
 
 # The tests run the programs as a student does: build them all first (make -j builds them in
-# parallel). Four tests at a time unless CRITERION_JOBS says otherwise; their programs take
-# turns on the GPU (tests/README.md). TEST_ARGS goes to Criterion: --verbose lists every test, skipped ones with
-# their reason; --filter 'step15/*' runs some.
-TEST_JOBS := 4
-test: all step13-variants mutants
+# parallel). One test a core (at least four) unless CRITERION_JOBS says otherwise; their
+# programs take turns on the GPU (tests/README.md). TEST_ARGS goes to Criterion: --verbose
+# lists every test, skipped ones with their reason; --filter 'step15/*' runs some.
+# make test leaves out the long tests, make test-long runs only them: sizes past 2^31, the
+# oracle mutants, the full --check of step14's every type, and every lab's whole table of
+# graded kernels.
+LONG_TESTS := gpu_large/*|mutants_gpu/*|step14/check_passes_*|labs_gpu/grade_tells_*|labs_gpu/grade_reports_*|labs_gpu/starter_*
+TEST_JOBS := $(shell cores=$$(nproc); echo $$(( cores > 4 ? cores : 4 )))
+test test-long: all step13-variants mutants
 	@tests/ensure-criterion.sh
 	@$(MAKE) --no-print-directory $(TEST_BINARY)
-	CRITERION_JOBS=$${CRITERION_JOBS:-$(TEST_JOBS)} $(TEST_BINARY) $(TEST_ARGS)
+	CRITERION_JOBS=$${CRITERION_JOBS:-$(TEST_JOBS)} $(TEST_BINARY) \
+	  --filter '$(if $(filter test-long,$@),@,!)($(LONG_TESTS))' $(TEST_ARGS)
 
 ladder:
 	@echo $(LADDER_BUILT)

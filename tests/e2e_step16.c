@@ -445,7 +445,7 @@ Test(step16_host, split_rows_have_a_block_per_chunk)
 
 static struct finished run(enum gpus gpus, const char *const *args)
 {
-    return gpus == GPUS_VISIBLE ? program_run_alone(PROGRAM, args)
+    return gpus == GPUS_VISIBLE ? program_run_taking_turns(PROGRAM, args)
                                 : program_run(PROGRAM, gpus, args);
 }
 #define RUN(gpus, ...) run((gpus), (const char *const[]){__VA_ARGS__, NULL})

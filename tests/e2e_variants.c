@@ -189,7 +189,7 @@ Test(variants, step14_reports_its_instantiation, .timeout = RUN_TIMEOUT_S)
 {
     static const char *const PROGRAM = "./step14_generic/run";
     require_gpu("step14");
-    struct finished run = program_run_alone(
+    struct finished run = program_run_beside(
         PROGRAM, (const char *const[]){"--csv", "--no-cub", "--iters", "2", "--warmup", "0", "-n",
                                        RUN_N, "--op", "max", "--type", "int", NULL});
     char line[LINE_SIZE], *fields[CSV_COLUMNS];

@@ -1,10 +1,12 @@
-/* The tests' GPU lock (tests/harness.c, tests_gpu_lock): while one test's program holds it, no
- * other test's program starts on the same GPUs, and it starts as soon as the lock is given
- * back. No GPU needed: the program here is `true`. */
+/* The tests' GPU lock (tests/harness.c, tests_gpu_lock): while one test's program holds it
+ * alone, no other test's program starts on the same GPUs, and it starts as soon as the lock is
+ * given back; single runs share it, a --check waits for them. No GPU needed: the program here
+ * is `true`. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,4 +61,54 @@ Test(gpu_lock, each_set_of_visible_gpus_has_its_own_lock)
     snprintf(first, sizeof first, "%s", tests_gpu_lock());
     cr_expect(strstr(every, "/build/tests/gpu.lock") != NULL, "%s", every);
     cr_expect(strstr(first, "/build/tests/gpu-0.lock") != NULL, "%s", first);
+}
+
+/* A child that runs `true` (with --check when checking) taking turns, and writes a byte to
+ * `ran` once it has run. It closes its copy of `held`, which would keep the parent's lock. */
+static pid_t run_taking_turns_in_a_child(int held, int ran, bool checking)
+{
+    pid_t child = fork();
+    cr_assert_geq(child, 0, "fork: %s", strerror(errno));
+    if (child == 0) {
+        close(held);
+        const char *const args[] = {checking ? "--check" : NULL, NULL};
+        struct finished done = program_run_taking_turns("true", args);
+        _exit(done.exit_code == 0 && write(ran, "r", 1) == 1 ? EXIT_SUCCESS : EXIT_FAILURE);
+    }
+    return child;
+}
+
+static void expect_child_succeeded(pid_t child)
+{
+    int status;
+    while (waitpid(child, &status, 0) < 0)
+        cr_assert_eq(errno, EINTR, "waitpid: %s", strerror(errno));
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == EXIT_SUCCESS,
+              "a waiting test's program_run_taking_turns failed");
+}
+
+/* While a single run holds the lock shared, another single run starts at once and a --check
+ * waits until the lock is given back. */
+Test(gpu_lock, single_runs_share_the_gpu_and_a_check_waits_for_them, .timeout = TEST_TIMEOUT_S)
+{
+    char own[64];
+    snprintf(own, sizeof own, "share-test-%ld", (long)getpid());
+    setenv("CUDA_VISIBLE_DEVICES", own, 1);
+    const char *lock = tests_gpu_lock();
+    int held = open(lock, O_CREAT | O_RDWR | O_CLOEXEC, 0666), single[2], check[2];
+    cr_assert_geq(held, 0, "cannot open %s: %s", lock, strerror(errno));
+    cr_assert_eq(flock(held, LOCK_SH), 0, "cannot lock %s: %s", lock, strerror(errno));
+    cr_assert(pipe(single) == 0 && pipe(check) == 0, "pipe: %s", strerror(errno));
+    pid_t beside = run_taking_turns_in_a_child(held, single[1], false);
+    pid_t checking = run_taking_turns_in_a_child(held, check[1], true);
+    struct pollfd single_ran = {.fd = single[0], .events = POLLIN};
+    struct pollfd check_ran = {.fd = check[0], .events = POLLIN};
+    cr_expect_eq(poll(&single_ran, 1, STARTS_WITHIN_MS), 1,
+                 "a single run waited while %s was only shared", lock);
+    cr_expect_eq(poll(&check_ran, 1, HELD_MS), 0, "a --check ran while %s was shared", lock);
+    close(held);
+    cr_expect_eq(poll(&check_ran, 1, STARTS_WITHIN_MS), 1,
+                 "the --check had not run %d ms after %s was given back", STARTS_WITHIN_MS, lock);
+    expect_child_succeeded(beside);
+    expect_child_succeeded(checking);
 }

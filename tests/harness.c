@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,8 +148,8 @@ struct finished program_run(const char *path, enum gpus gpus, const char *const 
 /* Processes that share a GPU take turns on it, and a turn is long beside a launch: a run that
  * waits for the GPU after every small launch, as --check does, is many times slower beside
  * another (four step14 --check at once on one H200 had not finished after 518 s, one alone
- * takes under 40 s: docs/results/2026-11-28). So the tests' programs take turns here
- * instead, while the tests' own work, builds and reading, goes on side by side. */
+ * takes under 40 s: docs/results/2026-11-28). So such runs take turns here instead, while
+ * the tests' own work, builds and reading, and their programs' single runs go on side by side. */
 const char *tests_gpu_lock(void)
 {
     static char path[PATH_SIZE];
@@ -167,16 +168,41 @@ const char *tests_gpu_lock(void)
     return path;
 }
 
-struct finished program_run_alone(const char *path, const char *const *args)
+/* Holds the tests' GPU lock, exclusive or shared, while the program runs. */
+static struct finished program_run_holding(const char *path, const char *const *args, int how)
 {
     const char *lock = tests_gpu_lock();
     int fd = open(lock, O_CREAT | O_RDWR | O_CLOEXEC, 0666);
     cr_assert_geq(fd, 0, "cannot open %s: %s", lock, strerror(errno));
-    while (flock(fd, LOCK_EX) != 0)
+    while (flock(fd, how) != 0)
         cr_assert_eq(errno, EINTR, "cannot lock %s: %s", lock, strerror(errno));
     struct finished finished = program_run(path, GPUS_VISIBLE, args);
     close(fd); /* the lock goes with it */
     return finished;
+}
+
+struct finished program_run_alone(const char *path, const char *const *args)
+{
+    return program_run_holding(path, args, LOCK_EX);
+}
+
+struct finished program_run_beside(const char *path, const char *const *args)
+{
+    return program_run_holding(path, args, LOCK_SH);
+}
+
+/* A --check waits for the GPU after every small launch: it runs alone. */
+static bool waits_after_every_launch(const char *const *args)
+{
+    for (size_t i = 0; args[i] != NULL; i++)
+        if (strcmp(args[i], "--check") == 0) return true;
+    return false;
+}
+
+struct finished program_run_taking_turns(const char *path, const char *const *args)
+{
+    return waits_after_every_launch(args) ? program_run_alone(path, args)
+                                          : program_run_beside(path, args);
 }
 
 struct finished step_run(const struct ladder_step *step, enum gpus gpus, const char *const *args)
@@ -187,7 +213,8 @@ struct finished step_run(const struct ladder_step *step, enum gpus gpus, const c
                  "%s is not built: run the tests from the repository root "
                  "after make (make test does both)",
                  path);
-    return gpus == GPUS_VISIBLE ? program_run_alone(path, args) : program_run(path, gpus, args);
+    return gpus == GPUS_VISIBLE ? program_run_taking_turns(path, args)
+                                : program_run(path, gpus, args);
 }
 
 void finished_free(struct finished *finished)

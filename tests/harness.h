@@ -76,10 +76,15 @@ struct finished program_run(const char *path, enum gpus gpus, const char *const 
  * LAB_GPU_LOCK itself shared). */
 const char *tests_gpu_lock(void);
 /* program_run with the GPUs visible and the tests' GPU lock held: never for a program that
- * takes the lock itself (labs/grade.sh), which would wait for ever. */
+ * takes the lock itself (labs/grade.sh), which would wait for ever. Alone: the lock held
+ * exclusive (a --check, a size that fills the GPU's memory); beside: shared, so that single
+ * runs overlap one another but never a run that is alone; taking turns: alone for a --check,
+ * else beside. */
 struct finished program_run_alone(const char *path, const char *const *args);
+struct finished program_run_beside(const char *path, const char *const *args);
+struct finished program_run_taking_turns(const char *path, const char *const *args);
 /* The step's program, directory/run, built by make (the tests run from the repository root);
- * with the GPUs visible it runs alone (program_run_alone). */
+ * with the GPUs visible it takes turns (program_run_taking_turns). */
 struct finished step_run(const struct ladder_step *step, enum gpus gpus, const char *const *args);
 #define STEP_RUN(step, gpus, ...) step_run((step), (gpus), (const char *const[]){__VA_ARGS__, NULL})
 void finished_free(struct finished *finished);

@@ -1575,11 +1575,28 @@ enum { EXPECTATIONS = sizeof EXPECTED / sizeof EXPECTED[0] };
 
 /* The lab's submissions: the kernels of EXPECTED that hang, or else the others: the step's
  * kernel, the lab's wrong and right kernels, one that does not compile. */
-static void make_submissions(int lab, const char *folder, bool hanging)
+/* Which rows of EXPECTED one grading takes: a lab's kernels that hang, or the others; all of
+ * them, or only the students named in `only`. */
+struct chosen {
+    int lab;
+    bool hanging;
+    const char *const *only; /* NULL-ended; NULL: every one */
+};
+
+static bool is_chosen(const struct chosen *c, const struct expectation *e)
+{
+    if (e->lab != c->lab || e->hangs != c->hanging) return false;
+    for (int i = 0; c->only != NULL && c->only[i] != NULL; i++)
+        if (strcmp(c->only[i], e->student) == 0) return true;
+    return c->only == NULL;
+}
+
+static void make_submissions(const struct chosen *c, const char *folder)
 {
     char from[PATH_LENGTH], to[PATH_LENGTH];
+    int lab = c->lab;
     for (int e = 0; e < EXPECTATIONS; e++) {
-        if (EXPECTED[e].lab != lab || EXPECTED[e].hangs != hanging) continue;
+        if (!is_chosen(c, &EXPECTED[e])) continue;
         if (strcmp(EXPECTED[e].student, "broken") == 0) {
             snprintf(to, sizeof to, "%s/broken.cu", folder);
             write_file(to, BROKEN_KERNEL);
@@ -1595,15 +1612,13 @@ static void make_submissions(int lab, const char *folder, bool hanging)
 
 /* Every submission of the folder still holds what it was given: no submission wrote over a
  * neighbour's file. */
-static void expect_submissions_untouched(int lab, const char *folder, bool hanging)
+static void expect_submissions_untouched(const struct chosen *c, const char *folder)
 {
     char from[PATH_LENGTH], copy[PATH_LENGTH];
     for (int e = 0; e < EXPECTATIONS; e++) {
-        if (EXPECTED[e].lab != lab || EXPECTED[e].hangs != hanging ||
-            strcmp(EXPECTED[e].student, "broken") == 0)
-            continue;
+        if (!is_chosen(c, &EXPECTED[e]) || strcmp(EXPECTED[e].student, "broken") == 0) continue;
         if (strcmp(EXPECTED[e].student, "solution") == 0)
-            snprintf(from, sizeof from, "%s/reduce.cu", STEP[lab]);
+            snprintf(from, sizeof from, "%s/reduce.cu", STEP[c->lab]);
         else
             snprintf(from, sizeof from, "tests/wrong_kernels/%s.cu", EXPECTED[e].student);
         snprintf(copy, sizeof copy, "%s/%s.cu", folder, EXPECTED[e].student);
@@ -1680,12 +1695,14 @@ static bool row_is(const struct expectation *e, char *const fields[GRADE_COLUMNS
 
 /* The table of tests/wrong_kernels/table.sh: one line per kernel graded, in
  * build/labs/wrong_kernels/labNN[-hang].md. */
-static FILE *open_table(int lab, bool hanging)
+static FILE *open_table(const struct chosen *c)
 {
     char path[PATH_LENGTH];
     free(run((const char *const[]){"mkdir", "-p", "build/labs/wrong_kernels", NULL}, NULL).out);
-    snprintf(path, sizeof path, "build/labs/wrong_kernels/%s%s.md", LAB[lab],
-             hanging ? "-hang" : "");
+    snprintf(path, sizeof path, "build/labs/wrong_kernels/%s%s.md", LAB[c->lab],
+             c->hanging        ? "-hang"
+             : c->only != NULL ? "-sample"
+                               : "");
     FILE *table = fopen(path, "w");
     cr_assert_not_null(table, "%s: %s", path, strerror(errno));
     return table;
@@ -1722,7 +1739,7 @@ static const char *const *with_the_tests_gpu_lock(const char *const *settings)
 
 /* Grades the lab's kernels that hang (or the others) with labs/grade.sh and checks each CSV row
  * against EXPECTED. */
-static void grade_and_expect(int lab, bool hanging, const char *const *settings)
+static void grade_and_expect(const struct chosen *c, const char *const *settings)
 {
     char scratch[] = "/tmp/labs-grade-XXXXXX", folder[FOLDER_LENGTH], csv[FOLDER_LENGTH],
          logs[FOLDER_LENGTH];
@@ -1731,11 +1748,12 @@ static void grade_and_expect(int lab, bool hanging, const char *const *settings)
     if (!sanitizer)
         cr_log_warn("compute-sanitizer not found: only the rows it does not decide are checked");
     cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
+    int lab = c->lab;
     snprintf(folder, sizeof folder, "%s/%s", scratch, LAB[lab]);
     snprintf(csv, sizeof csv, "%s/grades.csv", scratch);
     snprintf(logs, sizeof logs, "%s/logs", scratch);
     free(run((const char *const[]){"mkdir", "-p", folder, NULL}, NULL).out);
-    make_submissions(lab, folder, hanging);
+    make_submissions(c, folder);
 
     const char *jobs = getenv("WRONG_KERNELS_JOBS");
     if (jobs == NULL || *jobs == '\0') jobs = DEFAULT_GRADE_JOBS;
@@ -1743,7 +1761,7 @@ static void grade_and_expect(int lab, bool hanging, const char *const *settings)
                                                  logs, folder, LAB[lab], NULL},
                            with_the_tests_gpu_lock(settings));
     cr_assert_eq(o.exit_code, 0, "labs/grade.sh: exit code %d:\n%.4000s", o.exit_code, o.out);
-    FILE *file = fopen(csv, "r"), *table = open_table(lab, hanging);
+    FILE *file = fopen(csv, "r"), *table = open_table(c);
     cr_assert_not_null(file, "%s: %s\n%.4000s", csv, strerror(errno), o.out);
     cr_assert_not_null(fgets(line, sizeof line, file));
     cr_expect_str_eq(line, CSV_HEADER);
@@ -1763,9 +1781,8 @@ static void grade_and_expect(int lab, bool hanging, const char *const *settings)
     fclose(file);
     fclose(table);
     for (int e = 0; e < EXPECTATIONS; e++)
-        cr_expect(EXPECTED[e].lab != lab || EXPECTED[e].hangs != hanging || seen[e],
-                  "no row for %s", EXPECTED[e].student);
-    expect_submissions_untouched(lab, folder, hanging);
+        cr_expect(!is_chosen(c, &EXPECTED[e]) || seen[e], "no row for %s", EXPECTED[e].student);
+    expect_submissions_untouched(c, folder);
     free(o.out);
     free(run((const char *const[]){"rm", "-rf", scratch, NULL}, NULL).out);
 }
@@ -1788,7 +1805,7 @@ ParameterizedTest(int *lab, labs_gpu, grade_tells_right_from_wrong, .timeout = 3
 {
     skip_unless_chosen(LAB[*lab]);
     require_cuda_device(LAB[*lab]);
-    grade_and_expect(*lab, false, GRADE_SETTINGS);
+    grade_and_expect(&(struct chosen){*lab, false, NULL}, GRADE_SETTINGS);
 }
 
 /* The labs that have a kernel that hangs. */
@@ -1814,7 +1831,20 @@ ParameterizedTest(int *lab, labs_gpu, grade_reports_a_kernel_that_never_finishes
 {
     skip_unless_chosen(LAB[*lab]);
     require_cuda_device(LAB[*lab]);
-    grade_and_expect(*lab, true, HANG_SETTINGS);
+    grade_and_expect(&(struct chosen){*lab, true, NULL}, HANG_SETTINGS);
+}
+
+/* make test's grading, in about half a minute: lab05's model answer, passed with every column 1
+ * and timed; a kernel that only the GPU finds wrong (its ticket counter is never reset, so its
+ * second run is wrong); and the lazy kernel, a correct sum that skips the lesson. The
+ * whole table, every lab and every wrong kernel, is make test-long's (the tests above). */
+Test(labs_gpu, grade_a_sample_class, .timeout = 900)
+{
+    static const char *const SAMPLE[] = {"solution", "lab05_counter_not_reset",
+                                         "lab05_lazy_one_fence", NULL};
+    enum { LAB05 = 4 };
+    require_cuda_device(LAB[LAB05]);
+    grade_and_expect(&(struct chosen){LAB05, false, SAMPLE}, GRADE_SETTINGS);
 }
 
 /* The number right after key in text (a grade_time.sh file's header), or -1. */
