@@ -186,7 +186,7 @@ TEST_JOBS := $(shell cores=$$(nproc); echo $$(( cores > 4 ? cores : 4 )))
 test test-long: all step13-variants mutants
 	@tests/ensure-criterion.sh
 	@$(MAKE) --no-print-directory $(TEST_BINARY)
-	CRITERION_JOBS=$${CRITERION_JOBS:-$(TEST_JOBS)} $(TEST_BINARY) \
+	CRITERION_JOBS=$${CRITERION_JOBS:-$(TEST_JOBS)} TESTS_TARGET='make $@' $(TEST_BINARY) \
 	  --filter '$(if $(filter test-long,$@),@,!)($(LONG_TESTS))' $(TEST_ARGS)
 
 ladder:

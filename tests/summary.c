@@ -23,13 +23,20 @@ static double seconds_since_start(void)
     return (double)(now.tv_sec - started.tv_sec) + (double)(now.tv_nsec - started.tv_nsec) * 1e-9;
 }
 
+/* The target that ran the tests (the Makefile sets TESTS_TARGET: make test or make test-long). */
+static const char *target(void)
+{
+    const char *named = getenv("TESTS_TARGET");
+    return named != NULL && *named != '\0' ? named : "make test";
+}
+
 static void print_summary(void)
 {
     if (skipped_without_gpu > 0)
-        fprintf(stderr, "make test: %zu tests skipped (no CUDA device), %zu ran",
+        fprintf(stderr, "%s: %zu tests skipped (no CUDA device), %zu ran", target(),
                 skipped_without_gpu, ran);
     else
-        fprintf(stderr, "make test: %zu ran, none skipped for want of a CUDA device", ran);
+        fprintf(stderr, "%s: %zu ran, none skipped for want of a CUDA device", target(), ran);
     if (skipped_otherwise > 0)
         fprintf(stderr, ", %zu skipped for another reason (--verbose says why)", skipped_otherwise);
     fprintf(stderr, "; %.0f s\n", seconds_since_start());
