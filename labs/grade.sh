@@ -17,8 +17,9 @@
 # Each build and run of a submission is isolated: bubblewrap (bwrap) gives it a read-only
 # view of the machine in which the class folder, the logs, the other scratch folders and the
 # CSV files are hidden, its own folder the only one it may write, no network, and no view of
-# the grader's processes; where bwrap cannot run, as root, it runs as the user nobody (the
-# class folder must then be closed to other users); the column isolation says which, and
+# the grader's processes; where bwrap cannot run, as root, it runs as a user of its own (an id
+# no account has; the user nobody, one submission at a time, where an account has one of those
+# ids; the class folder must then be closed to other users); the column isolation says which, and
 # "none" where neither was possible (docs/instructors.md, "What the grader guards against").
 # GRADE_ISOLATION=bwrap, user or none in the environment chooses instead.
 #
@@ -36,7 +37,7 @@
 #   (host code not the starter's, no build, a hang, no GPU, no compute-sanitizer, too little
 #   GPU memory for n = 2^32: the reason then says "not checked"). ms: median time at n = 2^25;
 #   x_reference and x_cub: how many times as fast as the step's own kernel and as CUB (above
-#   1: faster). isolation: bwrap, user nobody, or none. lesson: 1 when the compiled code uses
+#   1: faster). isolation: bwrap, user ID, user nobody, or none. lesson: 1 when the compiled code uses
 #   the technique the lab teaches (labs/lesson.py: lab01 whole warps busy or idle, lab02
 #   sequential addressing and the first add during the load, lab03 every lane of the last
 #   warp in each level, lab04 loads in flight, a 64-bit index and the full mask, lab05 both
@@ -48,18 +49,30 @@
 # (labs/check.sh, lab_with_gpu): beside a kernel that never ends, the others' runs would pass
 # their timeouts, and timed runs would disturb each other. With several GPUs (those
 # CUDA_VISIBLE_DEVICES names, else every GPU nvidia-smi lists), submission k runs on GPU
-# k mod their number, each GPU in turns of its own. A kernel that hangs costs about two
-# minutes: grading stops its --check after LAB_CHECK_TIMEOUT = 100 s (the other runs after at
-# most 100 s, the sanitizers after 300 s); set them in the environment to change that
+# k mod their number, each GPU in turns of its own. Before the first submission the step's own
+# --check runs once (it must pass: a broken GPU or build stops the grading, exit 3), and a run
+# of a submission that outlasts 10 times as long, at least 20 s, is a hang: grading stops its
+# --check, its run at n = 2^32 or its timed run then (LAB_CHECK_TIMEOUT, LAB_WIDE_TIMEOUT,
+# LAB_TIME_TIMEOUT), the sanitizers after 300 s; set them in the environment to change that
 # (labs/check.sh lists them all).
 # Without a GPU every submission is still built and its compiled code read: the CSV has
 # builds, instructions, lesson, pass (0 where any failed) and the compiler's first error; the rest
 # needs a GPU (docs/instructors.md, "Running a lab on a shared cluster").
-# Exit codes: 0 every submission graded, 2 usage error, 3 no GPU (built and read only).
+# Exit codes: 0 every submission graded, 2 usage error, 3 no GPU (built and read only) or the
+# step's own --check fails here.
 set -uo pipefail
-# Grading a class: a hang must not cost a quarter of an hour.
+# Grading a class: a hang must not cost a quarter of an hour. The timeouts of the runs a hang
+# stops (--check, the run at n = 2^32, the timed runs) come from the step's own --check, timed
+# once here (hang_timeouts); one the caller set is kept. Until then (the run at n = 1), 100 s.
+UNSET_TIMEOUTS=()
+for timeout_name in LAB_CHECK_TIMEOUT LAB_TIME_TIMEOUT LAB_WIDE_TIMEOUT; do
+    [ -n "${!timeout_name:-}" ] || UNSET_TIMEOUTS+=("$timeout_name")
+done
+unset timeout_name
 export LAB_CHECK_TIMEOUT=${LAB_CHECK_TIMEOUT:-100} LAB_TIME_TIMEOUT=${LAB_TIME_TIMEOUT:-100}
 export LAB_WIDE_TIMEOUT=${LAB_WIDE_TIMEOUT:-100} LAB_SANITIZER_TIMEOUT=${LAB_SANITIZER_TIMEOUT:-300}
+HANG_FACTOR=10   # a run stopped after 10 times the step's own whole --check is a hang
+HANG_FLOOR_S=20  # and never sooner than this
 # shellcheck source=labs/check.sh
 source "$(dirname "${BASH_SOURCE[0]}")/check.sh" || exit 3
 # One submission's GPU stages at a time on each GPU (per GPU: use_gpu_of).
@@ -74,6 +87,11 @@ LOGS=                          # the logs' folder, absolute
 ISOLATION=none                 # bwrap, user, or none: how each submission runs (isolation_kind)
 GPUS=()                        # the GPUs submissions are spread over (visible_gpus)
 NOBODY=65534                   # the unprivileged user and group of the user fallback
+OWN_IDS_FROM=2100000000        # as root without bwrap, submission k runs as user and group
+                               # OWN_IDS_FROM + k, ids no account has (own_ids_free), so that
+                               # submissions graded at once cannot read each other's folders;
+                               # empty: every one as nobody, one at a time
+USER_LABEL='user nobody'       # the column isolation under the user fallback
 
 usage() {
     sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
@@ -146,23 +164,31 @@ isolation_kind() {
     rm -rf "$probe"
 }
 
-# As the user nobody, the class folder and the CSV must be closed to other users: what the
+# As another user, the class folder and the CSV must be closed to other users: what the
 # user can still reach, said in the verdict.
-user_leaks() {
+user_leaks() {   # ID
     local what=() file
-    setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups ls "$SUBMISSIONS" >/dev/null 2>&1 &&
+    setpriv --reuid="$1" --regid="$1" --clear-groups ls "$SUBMISSIONS" >/dev/null 2>&1 &&
         what+=("the class folder is readable by other users (chmod o-rwx it)")
     for file in "${ROW_FILES[@]}"; do
-        setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups test -w "$file" 2>/dev/null &&
+        setpriv --reuid="$1" --regid="$1" --clear-groups test -w "$file" 2>/dev/null &&
             what+=("$file is writable by other users")
     done
     (IFS=';'; echo "${what[*]}")
 }
 
+# Are the ids OWN_IDS_FROM .. OWN_IDS_FROM + COUNT - 1 no account's and no group's?
+own_ids_free() {   # COUNT
+    local id
+    for ((id = OWN_IDS_FROM; id < OWN_IDS_FROM + $1; id++)); do
+        if getent passwd "$id" >/dev/null || getent group "$id" >/dev/null; then return 1; fi
+    done
+}
+
 # Sets LAB_SANDBOX (the command each build and run of this submission goes through) and
 # LAB_ISOLATION (what it is, for the verdict).
-isolate() {   # WORK
-    local leaks
+isolate() {   # WORK [INDEX]
+    local leaks id=$NOBODY
     case $ISOLATION in
     bwrap)
         mapfile -d '' -t LAB_SANDBOX < <(bwrap_options "$1")
@@ -170,11 +196,14 @@ isolate() {   # WORK
         LAB_ISOLATION="bwrap: the class folder, the logs and the CSV hidden, only its own folder writable"
         ;;
     user)
-        chown -R "$NOBODY:$NOBODY" "$1"
-        LAB_SANDBOX=(setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups --no-new-privs
+        [ -z "$OWN_IDS_FROM" ] || id=$((OWN_IDS_FROM + 10#${2:-0}))
+        chown -R "$id:$id" "$1"
+        chmod 700 "$1"
+        LAB_SANDBOX=(setpriv --reuid="$id" --regid="$id" --clear-groups --no-new-privs
                      env HOME="$1")
-        leaks=$(user_leaks)
-        LAB_ISOLATION="user nobody${leaks:+ (NOT isolated: ${leaks//;/; })}"
+        leaks=$(user_leaks "$id")
+        [ "$id" = "$NOBODY" ] || USER_LABEL="user $id"
+        LAB_ISOLATION="$USER_LABEL${leaks:+ (NOT isolated: ${leaks//;/; })}"
         ;;
     *)
         LAB_SANDBOX=()
@@ -204,6 +233,26 @@ use_gpu_of() {   # INDEX
         LAB_GPU_LOCK_SHARED=$LAB_GPU_LOCK LAB_GPU_LOCK=$LAB_GPU_LOCK.gpu$gpu
 }
 
+# The timeouts in UNSET_TIMEOUTS, from the step's own --check timed once on the first GPU: a
+# right kernel's --check costs about as much as the step's own (its time is mostly the host's
+# filling and summing of the data sets, the same in every program), so 10 times as long is a
+# kernel that never ends. The step's own --check must pass: otherwise the GPU or the build is
+# broken and every submission would be judged against it.
+hang_timeouts() {   # PROGRAM LOG
+    local started seconds limit name
+    [ ${#UNSET_TIMEOUTS[@]} -gt 0 ] || return 0
+    started=$(date +%s.%N)
+    if ! CUDA_VISIBLE_DEVICES=${GPUS[0]:-${CUDA_VISIBLE_DEVICES-}} lab_with_gpu \
+        timeout -k "$LAB_KILL_AFTER" "$LAB_CHECK_TIMEOUT" "$1" --check >"$2" 2>&1; then
+        echo "grade.sh: ${1#"$LAB_ROOT"/} --check fails here, so no submission can be judged: $(tail -n 1 "$2") (log: $2)" >&2
+        return 1
+    fi
+    seconds=$(awk -v start="$started" -v end="$(date +%s.%N)" 'BEGIN {s = end - start; print (s == int(s)) ? s : int(s) + 1}')
+    limit=$((HANG_FACTOR * seconds > HANG_FLOOR_S ? HANG_FACTOR * seconds : HANG_FLOOR_S))
+    for name in "${UNSET_TIMEOUTS[@]}"; do export "$name=$limit"; done
+    echo "grade.sh: ${1#"$LAB_ROOT"/} --check took $seconds s here: a run of a submission stopped after $limit s is a hang (${UNSET_TIMEOUTS[*]})" >&2
+}
+
 # One submission's build in its scratch folder, isolated, with the step's objects.
 build_isolated() {   # LOG LAB WORK
     (cd "$LAB_ROOT" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
@@ -223,7 +272,7 @@ grade_one() {   # LAB INDEX STUDENT KERNEL SCRATCH LOGS
     step=$(lab_step "$lab")
     lab_reset
     use_gpu_of "$index"
-    isolate "$work"
+    isolate "$work" "$index"
     lab_stage_host "$work/reduce.cu" "${kernel#"$SUBMISSIONS"/}" "$logdir" "$LAB_ROOT/labs/$lab/reduce.cu" \
         "$LAB_ROOT/$step/reduce.cu" >"$logdir/host.txt" 2>&1
     if build_isolated "$logdir/build.txt" "$lab" "$work"; then
@@ -244,7 +293,7 @@ grade_one() {   # LAB INDEX STUDENT KERNEL SCRATCH LOGS
         printf ',%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,' "$(lab_pass_value)" "$LAB_BUILDS" "$LAB_HOST_CODE" \
             "$LAB_INSTRUCTIONS" "$LAB_CORRECT" "$LAB_CLEAN" "$LAB_WIDE" "$LAB_MS" "$LAB_X_REFERENCE" \
             "$LAB_X_CUB"
-        csv_field "${ISOLATION/user/user nobody}"
+        csv_field "${ISOLATION/user/$USER_LABEL}"
         printf ',%s,' "$LAB_LESSON"
         csv_field "$(lab_reason_text)"
     )
@@ -298,17 +347,23 @@ main() {
     isolation_kind
     if [ "$ISOLATION" = user ]; then
         chmod 700 "$logs"
-        # Every submission runs as the same user: one at a time, so that none reads another's
-        # scratch folder while it is graded.
-        [ "$jobs" -eq 1 ] || echo "grade.sh: as the user nobody, one submission at a time (not -j $jobs; with bubblewrap, package bubblewrap, $jobs at a time)" >&2
-        jobs=1
+        if own_ids_free "${#lines[@]}"; then
+            echo "grade.sh: each submission as a user of its own (ids $OWN_IDS_FROM and up, no account's)" >&2
+        else
+            # Every submission runs as the same user: one at a time, so that none reads
+            # another's scratch folder while it is graded.
+            [ "$jobs" -eq 1 ] || echo "grade.sh: as the user nobody, one submission at a time (not -j $jobs: an account has an id from $OWN_IDS_FROM up; with bubblewrap, package bubblewrap, $jobs at a time)" >&2
+            OWN_IDS_FROM=
+            jobs=1
+        fi
     fi
     if [ "$GPU" = 1 ]; then
         # nvidia-smi's indices are the PCI bus order; CUDA_VISIBLE_DEVICES then means the same.
         [ -n "${CUDA_VISIBLE_DEVICES-}" ] || export CUDA_DEVICE_ORDER=PCI_BUS_ID
         mapfile -t GPUS < <(visible_gpus)
+        hang_timeouts "$LAB_ROOT/$step/run" "$logs/own-check.txt" || exit 3
     fi
-    echo "grade.sh: ${#lines[@]} submission(s) for $lab, $jobs at a time$([ ${#GPUS[@]} -le 1 ] || echo " over GPUs ${GPUS[*]}"); logs in $logs; isolation: ${ISOLATION/user/user nobody}" >&2
+    echo "grade.sh: ${#lines[@]} submission(s) for $lab, $jobs at a time$([ ${#GPUS[@]} -le 1 ] || echo " over GPUs ${GPUS[*]}"); logs in $logs; isolation: $ISOLATION" >&2
     for line in "${lines[@]}"; do
         if [ "$running" -ge "$jobs" ]; then
             wait -n

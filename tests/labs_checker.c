@@ -675,6 +675,55 @@ Test(labs, grade_hides_the_class_and_the_grades_from_a_submission, .timeout = 12
     free(run((const char *const[]){"rm", "-rf", scratch, work_root, NULL}, NULL).out);
 }
 
+/* As root without bubblewrap, submissions graded at once run as users of their own: one cannot
+ * read another's folder, and -j 2 keeps two at a time (as the user nobody it would be one). */
+Test(labs, grade_runs_each_submission_as_a_user_of_its_own, .timeout = 120)
+{
+    if (geteuid() != 0) cr_skip_test("not root here: the user fallback needs root");
+    struct outcome o = bash_script(
+        "source labs/grade.sh; SUBMISSIONS=$(mktemp -d); LOGS=$(mktemp -d); SCRATCH=$(mktemp -d);"
+        "trap 'rm -rf \"$SUBMISSIONS\" \"$LOGS\" \"$SCRATCH\"' EXIT; ROW_FILES=();"
+        "ISOLATION=user; chmod 711 \"$SCRATCH\"; own_ids_free 2 || { echo ids-taken; exit; };"
+        "mkdir -p \"$SCRATCH/0000\" \"$SCRATCH/0001\";"
+        "isolate \"$SCRATCH/0000\" 0000; echo \"first=$USER_LABEL\";"
+        "\"${LAB_SANDBOX[@]}\" sh -c 'echo secret > \"$1/answer\" && echo first-wrote' sh \"$SCRATCH/0000\";"
+        "isolate \"$SCRATCH/0001\" 0001; echo \"second=$USER_LABEL\";"
+        "\"${LAB_SANDBOX[@]}\" sh -c 'cat \"$1/answer\"; echo mine > \"$2/own\" && echo second-wrote'"
+        " sh \"$SCRATCH/0000\" \"$SCRATCH/0001\"");
+    if (strstr(o.out, "ids-taken") != NULL) cr_skip_test("an account here has an id of the block");
+    cr_expect_not_null(strstr(o.out, "first=user 2100000000\n"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "second=user 2100000001\n"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "first-wrote"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "second-wrote"), "its own folder is writable:\n%s", o.out);
+    cr_expect_null(strstr(o.out, "secret"), "one submission read another's folder:\n%s", o.out);
+    free(o.out);
+}
+
+/* Under labs/grade.sh a run that outlasts 10 times the step's own --check (at least 20 s) is a
+ * hang: a stand-in program whose --check takes 2.5 s gives 30 s; a quick one the floor, 20 s;
+ * a timeout the caller set is kept; a step whose own --check fails stops the grading. */
+Test(labs, hang_timeouts_come_from_the_steps_own_check, .timeout = 60)
+{
+    struct outcome o = bash_script(
+        "source labs/grade.sh; dir=$(mktemp -d); trap 'rm -rf \"$dir\"' EXIT; LAB_GPU_LOCK=;"
+        "printf '#!/bin/sh\\nsleep $1\\necho \"check: all 1 cases correct\"\\n' > $dir/own;"
+        "printf '#!/bin/sh\\necho \"check: FAILED 1 of 1 cases\"\\nexit 1\\n' > $dir/broken;"
+        "chmod +x $dir/own $dir/broken;"
+        "slow() { sed -i 's/sleep .*/sleep 2.5/' $dir/own; }; quick() { sed -i 's/sleep .*/sleep 0.1/' $dir/own; };"
+        "slow; UNSET_TIMEOUTS=(LAB_CHECK_TIMEOUT LAB_WIDE_TIMEOUT); LAB_TIME_TIMEOUT=7;"
+        "hang_timeouts $dir/own $dir/log 2>/dev/null;"
+        "echo \"slow=$LAB_CHECK_TIMEOUT,$LAB_WIDE_TIMEOUT,$LAB_TIME_TIMEOUT\";"
+        "quick; hang_timeouts $dir/own $dir/log 2>/dev/null; echo \"quick=$LAB_CHECK_TIMEOUT\";"
+        "hang_timeouts $dir/broken $dir/log; echo \"broken=$?\"");
+    cr_expect_not_null(strstr(o.out, "slow=30,30,7\n"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "quick=20\n"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "broken=1\n"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "--check fails here, so no submission can be judged: check: "
+                                     "FAILED 1 of 1 cases"),
+                       "%s", o.out);
+    free(o.out);
+}
+
 /* A submission that would not compile if it could see the class folder: the build is
  * isolated too (an #include of a neighbour's file by its path finds nothing). Its #if is
  * not the starter's, so it is built and never run. */
