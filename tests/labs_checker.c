@@ -686,9 +686,11 @@ Test(labs, grade_runs_each_submission_as_a_user_of_its_own, .timeout = 120)
         "ISOLATION=user; chmod 711 \"$SCRATCH\"; own_ids_free 2 || { echo ids-taken; exit; };"
         "mkdir -p \"$SCRATCH/0000\" \"$SCRATCH/0001\";"
         "isolate \"$SCRATCH/0000\" 0000; echo \"first=$USER_LABEL\";"
-        "\"${LAB_SANDBOX[@]}\" sh -c 'echo secret > \"$1/answer\" && echo first-wrote' sh \"$SCRATCH/0000\";"
+        "\"${LAB_SANDBOX[@]}\" sh -c 'echo secret > \"$1/answer\" && echo first-wrote' sh "
+        "\"$SCRATCH/0000\";"
         "isolate \"$SCRATCH/0001\" 0001; echo \"second=$USER_LABEL\";"
-        "\"${LAB_SANDBOX[@]}\" sh -c 'cat \"$1/answer\"; echo mine > \"$2/own\" && echo second-wrote'"
+        "\"${LAB_SANDBOX[@]}\" sh -c 'cat \"$1/answer\"; echo mine > \"$2/own\" && echo "
+        "second-wrote'"
         " sh \"$SCRATCH/0000\" \"$SCRATCH/0001\"");
     if (strstr(o.out, "ids-taken") != NULL) cr_skip_test("an account here has an id of the block");
     cr_expect_not_null(strstr(o.out, "first=user 2100000000\n"), "%s", o.out);
@@ -709,7 +711,8 @@ Test(labs, hang_timeouts_come_from_the_steps_own_check, .timeout = 60)
         "printf '#!/bin/sh\\nsleep $1\\necho \"check: all 1 cases correct\"\\n' > $dir/own;"
         "printf '#!/bin/sh\\necho \"check: FAILED 1 of 1 cases\"\\nexit 1\\n' > $dir/broken;"
         "chmod +x $dir/own $dir/broken;"
-        "slow() { sed -i 's/sleep .*/sleep 2.5/' $dir/own; }; quick() { sed -i 's/sleep .*/sleep 0.1/' $dir/own; };"
+        "slow() { sed -i 's/sleep .*/sleep 2.5/' $dir/own; }; quick() { sed -i 's/sleep .*/sleep "
+        "0.1/' $dir/own; };"
         "slow; UNSET_TIMEOUTS=(LAB_CHECK_TIMEOUT LAB_WIDE_TIMEOUT); LAB_TIME_TIMEOUT=7;"
         "hang_timeouts $dir/own $dir/log 2>/dev/null;"
         "echo \"slow=$LAB_CHECK_TIMEOUT,$LAB_WIDE_TIMEOUT,$LAB_TIME_TIMEOUT\";"
