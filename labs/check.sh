@@ -17,12 +17,12 @@
 #      lab04 loads in flight, a 64-bit index and the full mask, lab05 both fences or the
 #      acquire-release order. A correct kernel that skips it fails the lesson, "lesson: ...";
 #   2. the program's own --check (the correctness matrix), under a timeout, for the default
-#      variant and every other variant the handout asks for (LAB_GRADED_VARIANTS): correct,
-#      wrong (the first failing case; when that case is right in a fresh program, state left
-#      over between launches), a hang, a CUDA error, a crash;
+#      variant and every other variant the handout asks for (LAB_GRADED_VARIANTS), all at once:
+#      correct, wrong (the first failing case; when that case is right in a fresh program,
+#      state left over between launches), a hang, a CUDA error, a crash;
 #   3. compute-sanitizer memcheck, racecheck and synccheck, one run each at an odd n and at
-#      n = 1, for every graded variant, the tools side by side (not after a hang; where it is
-#      not installed: not checked, and no pass);
+#      n = 1, for every graded variant, the tools side by side and beside --check (stopped
+#      after a hang; where it is not installed: not checked, and no pass);
 #   4. 64-bit indexing: one run at n = 2^32 (the largest n the programs take) with the last
 #      element hot (only for a correct kernel), one program at a time per checkout (a lock):
 #      about 17 GiB of GPU memory; where it is not free, "not checked" and no pass;
@@ -76,6 +76,7 @@ LAB_SANITIZER_TOOLS=(memcheck racecheck synccheck)
 LAB_ONE_RUN=(--iters 1 --warmup 0 --quiet --no-cub)
 LAB_SANITIZER_FOUND=99          # compute-sanitizer's exit status when it reported something
 LAB_KILL_AFTER=10               # seconds between timeout's TERM and its KILL
+LAB_POLL_S=0.2                  # seconds between two looks at runs being stopped
 LAB_REASON_WIDTH=300            # characters of a tool's message quoted in a failure
 LAB_REASON_TOTAL=1200           # characters of the whole reason: whole failures, never part of one
 LAB_REASON_SEPARATOR=$'\x1f'    # between failures while they are collected: no ';' of theirs
@@ -253,16 +254,29 @@ lab_right_alone() {   # PROGRAM VARIANT FAILED-LINE LOG
     done
 }
 
+# One variant's --check, its output into LOGDIR/check[-VARIANT].txt and its exit status into
+# that file's .status.
+lab_check_run() {   # PROGRAM LOGDIR VARIANT
+    local log=$2/check${3:+-$3}.txt
+    # shellcheck disable=SC2046
+    timeout -k "$LAB_KILL_AFTER" "$LAB_CHECK_TIMEOUT" "${LAB_SANDBOX[@]}" "$1" --check \
+        $(lab_variant_words "$3") >"$log" 2>&1
+    echo $? >"$log.status"
+}
+
 # One variant's --check. Sets LAB_CORRECT to 0 when it fails, LAB_HUNG to 1 when it hangs.
 lab_check_variant() {   # PROGRAM LOGDIR VARIANT
+    lab_check_run "$@"
+    lab_check_judge "$@"
+}
+
+# What one variant's --check (lab_check_run) found.
+lab_check_judge() {   # PROGRAM LOGDIR VARIANT
     local program=$1 variant=$3 log status summary first cuda_error label suffix=''
     log=$2/check${variant:+-$variant}.txt
     label=$(lab_variant_label "$variant")
     [ -z "$variant" ] || suffix=" (--variant $variant)"
-    # shellcheck disable=SC2046
-    timeout -k "$LAB_KILL_AFTER" "$LAB_CHECK_TIMEOUT" "${LAB_SANDBOX[@]}" "$program" --check \
-        $(lab_variant_words "$variant") >"$log" 2>&1
-    status=$?
+    status=$(<"$log.status")
     summary=$(grep -m 1 '^check: ' "$log")
     cuda_error=$(grep -m 1 '^CUDA error' "$log")
     [ "$status" -eq 0 ] || LAB_CORRECT=0
@@ -294,15 +308,21 @@ lab_check_variant() {   # PROGRAM LOGDIR VARIANT
     fi
 }
 
-# Sets LAB_CORRECT (1 or 0) and LAB_HUNG (1 or 0), adds to LAB_REASONS.
+# Sets LAB_CORRECT (1 or 0) and LAB_HUNG (1 or 0), adds to LAB_REASONS. Every graded variant's
+# --check at once (a --check is mostly its host's work), then read in the variants' order.
 lab_stage_check() {   # LAB PROGRAM LOGDIR
-    local variant variants
+    local variant variants runs=()
     LAB_CORRECT=1
     LAB_HUNG=0
     mapfile -t variants < <(lab_graded_variants "$1")
     for variant in "${variants[@]}"; do
+        lab_check_run "$2" "$3" "$variant" &
+        runs+=($!)
+    done
+    wait "${runs[@]}"
+    for variant in "${variants[@]}"; do
         [ "$LAB_HUNG" -eq 0 ] || break
-        lab_check_variant "$2" "$3" "$variant"
+        lab_check_judge "$2" "$3" "$variant"
     done
 }
 
@@ -329,12 +349,16 @@ lab_sanitizer_first_report() {
 # One tool on one variant, at each n of LAB_SANITIZE_N: what it found, or nothing.
 lab_sanitize_variant() {   # SANITIZER TOOL PROGRAM LOGDIR VARIANT
     local sanitizer=$1 tool=$2 program=$3 logdir=$4 variant=$5 n log status count report
+    local found_dir=$4/sanitizer-found
     for n in $LAB_SANITIZE_N; do
+        [ ! -e "$found_dir/stop" ] || return 0
         log=$logdir/$tool${variant:+-$variant}-n$n.txt
         # shellcheck disable=SC2046
         timeout -k "$LAB_KILL_AFTER" "$LAB_SANITIZER_TIMEOUT" "${LAB_SANDBOX[@]}" "$sanitizer" --tool "$tool" \
             --error-exitcode "$LAB_SANITIZER_FOUND" "$program" -n "$n" $(lab_variant_words "$variant") \
-            "${LAB_ONE_RUN[@]}" >"$log" 2>&1
+            "${LAB_ONE_RUN[@]}" >"$log" 2>&1 &
+        echo $! >"$found_dir/$tool${variant:+-$variant}.pid"
+        wait $!
         status=$?
         count=$(lab_sanitizer_count "$log")
         if lab_timed_out "$status"; then
@@ -354,34 +378,64 @@ lab_sanitize_variant() {   # SANITIZER TOOL PROGRAM LOGDIR VARIANT
     done
 }
 
-# Sets LAB_CLEAN ("" when no sanitizer is installed or it did not run) and adds to LAB_REASONS.
-# Every tool on every graded variant at once, each into a file of its own: a sanitizer's run is
-# mostly its own start-up and instrumentation on the host, so the runs overlap well; the
-# findings are then read in the tools' order, the first failing variant of each.
-lab_stage_sanitize() {   # LAB PROGRAM LOGDIR
-    local program=$2 logdir=$3 sanitizer tool variant variants found failed log index found_dir
-    local -a runs=()
+# Every tool on every graded variant at once, each into a file of its own, in the background
+# (LAB_SANITIZER_RUNS): a sanitizer's run is mostly its own start-up and instrumentation on the
+# host, so the runs overlap well, with each other and with --check. Sets LAB_CLEAN to 1, or to
+# "" when no sanitizer is installed.
+lab_sanitize_start() {   # LAB PROGRAM LOGDIR
+    local sanitizer tool index variants found_dir=$3/sanitizer-found
+    LAB_SANITIZER_RUNS=()
     LAB_CLEAN=
-    if [ "$LAB_HUNG" -eq 1 ]; then
-        lab_say sanitizer "not run: the kernel did not finish under --check"
-        return
-    fi
     if ! sanitizer=$(lab_find_sanitizer); then
         lab_say sanitizer "not run: compute-sanitizer not found (PATH, \$CUDA_HOME/bin, \$COMPUTE_SANITIZER): races and out-of-bounds accesses were not checked"
         return
     fi
     LAB_CLEAN=1
-    found_dir=$logdir/sanitizer-found
+    rm -rf "$found_dir"
     mkdir -p "$found_dir"
     mapfile -t variants < <(lab_graded_variants "$1")
     for tool in "${LAB_SANITIZER_TOOLS[@]}"; do
         for index in "${!variants[@]}"; do
-            lab_sanitize_variant "$sanitizer" "$tool" "$program" "$logdir" "${variants[$index]}" \
+            lab_sanitize_variant "$sanitizer" "$tool" "$2" "$3" "${variants[$index]}" \
                 >"$found_dir/$tool-$index" &
-            runs+=($!)
+            LAB_SANITIZER_RUNS+=($!)
         done
     done
-    wait "${runs[@]}"
+}
+
+# Stops the sanitizer runs still going (a kernel that never ends under --check would hold
+# them to their timeout): no run starts after the stop mark, and each one running is sent
+# TERM (timeout passes it on) until all have ended.
+lab_sanitize_stop() {   # LOGDIR
+    local found_dir=$1/sanitizer-found pid file alive=1
+    touch "$found_dir/stop"
+    while [ "$alive" -eq 1 ]; do
+        alive=0
+        for file in "$found_dir"/*.pid; do
+            [ ! -e "$file" ] || kill -TERM "$(<"$file")" 2>/dev/null
+        done
+        for pid in "${LAB_SANITIZER_RUNS[@]}"; do
+            ! kill -0 "$pid" 2>/dev/null || alive=1
+        done
+        [ "$alive" -eq 0 ] || sleep "$LAB_POLL_S"
+    done
+    wait "${LAB_SANITIZER_RUNS[@]}" 2>/dev/null
+}
+
+# Waits for the runs lab_sanitize_start began, and reads their findings in the tools' order,
+# the first failing variant of each; after a hang under --check, stops them instead ("not
+# run", LAB_CLEAN ""). Adds to LAB_REASONS.
+lab_sanitize_finish() {   # LAB PROGRAM LOGDIR
+    local logdir=$3 tool variant variants found failed log index found_dir=$3/sanitizer-found
+    [ -n "$LAB_CLEAN" ] || return 0
+    if [ "$LAB_HUNG" -eq 1 ]; then
+        lab_sanitize_stop "$logdir"
+        LAB_CLEAN=
+        lab_say sanitizer "not run: the kernel did not finish under --check"
+        return
+    fi
+    wait "${LAB_SANITIZER_RUNS[@]}"
+    mapfile -t variants < <(lab_graded_variants "$1")
     for tool in "${LAB_SANITIZER_TOOLS[@]}"; do
         failed=
         for index in "${!variants[@]}"; do
@@ -399,6 +453,12 @@ lab_stage_sanitize() {   # LAB PROGRAM LOGDIR
             lab_say "$tool" "clean at n = ${LAB_SANITIZE_N// /, }"
         fi
     done
+}
+
+# Sets LAB_CLEAN ("" when no sanitizer is installed or it did not run) and adds to LAB_REASONS.
+lab_stage_sanitize() {   # LAB PROGRAM LOGDIR
+    lab_sanitize_start "$@"
+    lab_sanitize_finish "$@"
 }
 
 # ---- stage 4: 64-bit indexing -----------------------------------------------------------
@@ -705,8 +765,9 @@ lab_check() {   # LAB PROGRAM PTX LOGDIR
 }
 
 lab_gpu_stages() {   # LAB PROGRAM LOGDIR
+    lab_sanitize_start "$1" "$2" "$3"
     lab_stage_check "$1" "$2" "$3"
-    lab_stage_sanitize "$1" "$2" "$3"
+    lab_sanitize_finish "$1" "$2" "$3"
     lab_stage_wide "$2" "$3"
     lab_stage_time "$1" "$2" "$3"
 }

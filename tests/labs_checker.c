@@ -489,6 +489,52 @@ static struct outcome bash_script(const char *script)
     return run((const char *const[]){"bash", "-c", script, NULL}, NULL);
 }
 
+/* lab05's two graded variants: their --check runs at once (a stand-in that passes only when
+ * the other variant's run has started before it ends), then both are read. */
+Test(labs, every_graded_variants_check_runs_at_once, .timeout = 60)
+{
+    struct outcome o = bash_script(
+        "source labs/check.sh; dir=$(mktemp -d); trap 'rm -rf \"$dir\"' EXIT; mkdir \"$dir/on\";"
+        "printf '#!/bin/sh\\ntouch \"%s/on/$$\"\\nfor i in $(seq 50); do\\n"
+        "[ \"$(ls \"%s/on\" | wc -l)\" -ge 2 ] && echo \"check: all 1 cases correct\" && exit 0\\n"
+        "sleep 0.1; done\\necho \"check: FAILED 1 of 1 cases; alone\"; exit 1\\n' \"$dir\" \"$dir\""
+        " > \"$dir/program\"; chmod +x \"$dir/program\"; LAB_FRESH_RUNS=0;"
+        "lab_reset; lab_stage_check lab05 \"$dir/program\" \"$dir\";"
+        "echo \"correct=$LAB_CORRECT\"");
+    cr_expect_not_null(strstr(o.out, "correct=1\n"), "the variants ran one after another:\n%s",
+                       o.out);
+    cr_expect_not_null(strstr(o.out, "ok, --variant atomic-ref: check: all 1 cases correct"), "%s",
+                       o.out);
+    free(o.out);
+}
+
+/* A kernel that never ends under --check stops the sanitizer runs begun beside it: a stand-in
+ * compute-sanitizer that would run for 100 s is stopped within seconds, none is left running,
+ * no run starts after the stop (6 of the 12 runs, those at n = 4099), and the stage is "not
+ * run". */
+Test(labs, a_hang_stops_the_sanitizer_runs_beside_the_check, .timeout = 60)
+{
+    struct outcome o = bash_script(
+        "source labs/check.sh; dir=$(mktemp -d); trap 'rm -rf \"$dir\"' EXIT;"
+        "printf '#!/bin/sh\\necho $$ >> \"%s/pids\"\\nsleep 100\\n' \"$dir\" > \"$dir/tool\";"
+        "chmod +x \"$dir/tool\"; COMPUTE_SANITIZER=$dir/tool; LAB_SANITIZE_N='4099 1';"
+        "lab_reset; lab_sanitize_start lab05 \"$dir/program\" \"$dir\";"
+        "while [ \"$(wc -l < \"$dir/pids\" 2>/dev/null)\" != 6 ]; do sleep 0.1; done;"
+        "LAB_HUNG=1; start=$SECONDS; lab_sanitize_finish lab05 \"$dir/program\" \"$dir\";"
+        "echo \"stopped in $((SECONDS - start)) s, clean=[$LAB_CLEAN]\"; sleep 0.5;"
+        "for pid in $(cat \"$dir/pids\"); do ! kill -0 $pid 2>/dev/null || echo alive; done;"
+        "echo \"started=$(wc -l < \"$dir/pids\")\"");
+    const char *stopped = strstr(o.out, "stopped in ");
+    cr_assert_not_null(stopped, "%s", o.out);
+    cr_expect_leq(atoi(stopped + strlen("stopped in ")), 3, "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "s, clean=[]"), "%s", o.out);
+    cr_expect_not_null(strstr(o.out, "not run: the kernel did not finish under --check"), "%s",
+                       o.out);
+    cr_expect_null(strstr(o.out, "alive"), "a sanitizer run was left running:\n%s", o.out);
+    cr_expect_not_null(strstr(o.out, "started=6\n"), "a run started after the stop:\n%s", o.out);
+    free(o.out);
+}
+
 /* Two submissions graded at once (labs/grade.sh -j 2): the GPU stages of one end before the
  * other's begin, and without LAB_GPU_LOCK (./labs/labNN/run --check) they are not held back. */
 static const char TWO_AT_ONCE[] =
