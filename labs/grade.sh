@@ -92,6 +92,7 @@ OWN_IDS_FROM=2100000000        # as root without bwrap, submission k runs as use
                                # submissions graded at once cannot read each other's folders;
                                # empty: every one as nobody, one at a time
 USER_LABEL='user nobody'       # the column isolation under the user fallback
+SUBMISSION_BUILD_JOBS=2        # a submission's program and its PTX, compiled side by side
 
 usage() {
     sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
@@ -253,11 +254,13 @@ hang_timeouts() {   # PROGRAM LOG
     echo "grade.sh: ${1#"$LAB_ROOT"/} --check took $seconds s here: a run of a submission stopped after $limit s is a hang (${UNSET_TIMEOUTS[*]})" >&2
 }
 
-# One submission's build in its scratch folder, isolated, with the step's objects.
+# One submission's build in its scratch folder, isolated, with the step's objects: its
+# program and the PTX that labs/lesson.py reads, two compilations side by side.
 build_isolated() {   # LOG LAB WORK
     (cd "$LAB_ROOT" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
         timeout -k "$LAB_KILL_AFTER" "$LAB_BUILD_TIMEOUT" "${LAB_SANDBOX[@]}" \
-        make --no-print-directory -s lab-submission LAB="$2" LAB_KERNEL="$3/reduce.cu" LAB_OUT="$3") >"$1" 2>&1
+        make --no-print-directory -s -j "$SUBMISSION_BUILD_JOBS" lab-submission LAB="$2" \
+        LAB_KERNEL="$3/reduce.cu" LAB_OUT="$3") >"$1" 2>&1
 }
 
 # One submission: its host code, scratch copy, build, check (not when the host code is not
