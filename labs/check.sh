@@ -195,7 +195,9 @@ lab_variant_label() { [ -z "$1" ] && printf 'default variant' || printf -- '--va
 # Sets LAB_INSTRUCTIONS and LAB_LESSON (1, 0, or "" when it could not be read) and adds to
 # LAB_REASONS: "compiled code: ..." for what the lesson requires and a GPU may forgive,
 # "lesson: TECHNIQUE: ..." for the lab's technique skipped in a kernel that may be right.
-lab_stage_lesson() {   # LAB PTX LOGDIR
+# With "read", LOGDIR/lesson.txt is already labs/lesson.py's (lab_lesson_run, beside the GPU
+# stages), and only read.
+lab_stage_lesson() {   # LAB PTX LOGDIR [read]
     local lab=$1 ptx=$2 log=$3/lesson.txt status line
     LAB_INSTRUCTIONS=
     LAB_LESSON=
@@ -203,8 +205,8 @@ lab_stage_lesson() {   # LAB PTX LOGDIR
         lab_say code "not read: python3 not found (labs/lesson.py reads the PTX)"
         return
     fi
-    python3 "$LAB_ROOT/labs/lesson.py" "$lab" "$ptx" >"$log" 2>&1
-    status=$?
+    [ "${4:-}" = read ] || lab_lesson_run "$lab" "$ptx" "$3"
+    status=$(<"$log.status")
     if [ "$status" -eq 0 ] || [ "$status" -eq 1 ]; then
         if grep -q '^missing: ' "$log"; then LAB_INSTRUCTIONS=0; else LAB_INSTRUCTIONS=1; fi
         if grep -q '^lesson: ' "$log"; then LAB_LESSON=0; else LAB_LESSON=1; fi
@@ -222,6 +224,12 @@ lab_stage_lesson() {   # LAB PTX LOGDIR
     else
         lab_say code "not read: $(head -n 1 "$log")"
     fi
+}
+
+# labs/lesson.py on the PTX: its findings into LOGDIR/lesson.txt, its exit status into .status.
+lab_lesson_run() {   # LAB PTX LOGDIR
+    python3 "$LAB_ROOT/labs/lesson.py" "$1" "$2" >"$3/lesson.txt" 2>&1
+    echo $? >"$3/lesson.txt.status"
 }
 
 # ---- stage 2: the correctness matrix ----------------------------------------------------
@@ -755,11 +763,17 @@ lab_check_without_gpu() {   # LAB PTX LOGDIR
 # LAB_WIDE, LAB_MS, LAB_X_REFERENCE, LAB_X_CUB, LAB_REASONS, LAB_UNCHECKED. Returns 0 when the
 # kernel passed. The host code stage (lab_stage_host) runs before the build, after lab_reset.
 lab_check() {   # LAB PROGRAM PTX LOGDIR
+    local reading
     LAB_BUILDS=1
     mkdir -p "$4"
     lab_say build ok
-    lab_stage_lesson "$1" "$3" "$4"
-    lab_with_gpu lab_gpu_stages "$1" "$2" "$4"
+    # The PTX is read while the GPU stages run; their lines are printed after its.
+    lab_lesson_run "$1" "$3" "$4" &
+    reading=$!
+    lab_with_gpu lab_gpu_stages "$1" "$2" "$4" >"$4/gpu-stages.txt"
+    wait "$reading"
+    lab_stage_lesson "$1" "$3" "$4" read
+    cat "$4/gpu-stages.txt"
     lab_verdict "$1"
     lab_passed
 }
