@@ -2,7 +2,7 @@
 # The time of labs/grade.sh over a class: a folder of 30 lab04 submissions, right and wrong,
 # graded as an instructor grades them (docs/instructors.md, "Grading a class"), on one GPU.
 #
-#   bash bench/grade_time.sh [FILE]     (default FILE: docs/results/2026-11-27/grade_time.txt)
+#   bash bench/grade_time.sh [FILE]     (default FILE: docs/results/2026-11-29/grade_time_h200.txt)
 #   GRADE_JOBS=4 bash bench/grade_time.sh   submissions graded at once (grade.sh -j; default 1)
 #   GRADE_PART=1/2 bash bench/grade_time.sh FILE1   then GRADE_PART=2/2 ... FILE2: the class in
 #                                           parts, each graded by a grade.sh of its own (part k
@@ -30,7 +30,7 @@ STEP=step08_shuffle
 CLASS_SIZE=30
 STARTER_COPIES=2
 NOT_COMPILING=1
-out=${1:-docs/results/2026-11-27/grade_time.txt}
+out=${1:-docs/results/2026-11-29/grade_time_h200.txt}
 jobs=${GRADE_JOBS:-1}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die 2 "GRADE_JOBS must be a positive number, not '$jobs'"
 part=${GRADE_PART:-1/1}
