@@ -6,8 +6,8 @@
 #   0. the host code (no GPU needed): labs/host_code.py, the kernel file's host side token for
 #      token the starter's (labs/grade.sh; ./labs/labNN/run --check: the step's own file):
 #      otherwise "host code: ..." and the kernel is built (for the compiler's errors), never run;
-#   1. the compiled code (no GPU needed): labs/lesson.py reads the kernel's PTX for what the
-#      lesson requires and a GPU may forgive: barriers every thread of the block reaches, the
+#   1. the compiled code (no GPU needed; with a GPU, read while stages 2-5 run):
+#      labs/lesson.py reads the kernel's PTX for what the lesson requires and a GPU may forgive: barriers every thread of the block reaches, the
 #      full mask on every warp instruction and the whole warp reaching it, the lab's own
 #      instructions (lab05: the ticket's fences or memory order, in both variants, and the
 #      acquire in every thread that reads); and, in a verdict of its own (LAB_LESSON, the
