@@ -36,14 +36,13 @@ static const struct step_info STEP = {
             {NULL, NULL, NULL}},
 };
 
-/* How the kernel is launched: block size, float4 a thread, and how the blocks finish. */
+/* How the kernel is launched: block size, float4 a thread, its finish, and its loads. */
 struct shape {
     unsigned threads, vectors;
-    int variant;
+    int variant, loads;
 };
 
-/* --vectors: FEWEST_VECTORS, FEW_VECTORS or MANY_VECTORS as given, 0 for auto (or absent),
- * -1 for anything else. */
+/* --vectors: a count the kernel is compiled for, 0 for auto (or absent), -1 for anything else. */
 static int vectors_given(const char *text)
 {
     char *end = NULL;
@@ -55,14 +54,14 @@ static int vectors_given(const char *text)
 }
 
 /* The count --vectors gives; auto: vectors_per_thread's, from n and the card's count (its
- * bandwidth per SM, Little's law: reduce.h), whatever the variant. */
+ * bandwidth per SM, Little's law: reduce.h), whatever the variant; loads_for's loads. */
 static struct shape shape_for(const struct options *o, const struct device_info *device, size_t n,
                               unsigned threads)
 {
-    int given = vectors_given(o->extra[VECTORS_OPTION]);
+    int given = vectors_given(o->extra[VECTORS_OPTION]), loads = loads_for(n, device->l2_bytes);
     unsigned card = card_vectors(device->peak_gb_per_s / device->sm_count);
     unsigned automatic = vectors_per_thread(n, threads, card);
-    return (struct shape){threads, given > 0 ? (unsigned)given : automatic, o->variant};
+    return (struct shape){threads, given > 0 ? (unsigned)given : automatic, o->variant, loads};
 }
 
 /* Up to ONE_BLOCK_ELEMENTS: the one-block kernel, whatever --threads says. */
@@ -89,7 +88,7 @@ static bool reduce(const float *input, size_t n, const struct shape *shape,
         CUDA_TRY(cudaMemsetAsync(s->total, 0, sizeof(float), 0));
     CUDA_TRY(reduce_in_one_launch(input, n, s->block_sums, s->ticket_counter, s->total,
                                   blocks_for(n, shape), shape->threads, shape->vectors,
-                                  shape->variant, 0, launched));
+                                  shape->variant, shape->loads, 0, launched));
     return true;
 }
 
@@ -154,19 +153,20 @@ done:
     return status;
 }
 
-/* --check: every case of the matrix, through the same launch. */
+/* --check: every case of the matrix, through the same launch, both kinds of loads at every n. */
 static int check_all(const struct options *o, const struct device_info *device)
 {
     struct check *check = check_start(&STEP, o, device);
-    struct shape largest = {STEP.min_threads, FEWEST_VECTORS, o->variant}; /* the most blocks */
+    struct shape most_blocks = {.threads = STEP.min_threads, .vectors = FEWEST_VECTORS};
     struct launch_scratch scratch = {0};
     struct check_case c;
     bool ran = false;
 
     if (check == NULL) return EXIT_ENVIRONMENT;
-    if (!launch_scratch_create(&scratch, blocks_for(CHECK_LARGEST_N, &largest))) goto done;
-    while (check_next(check, &c)) {
+    if (!launch_scratch_create(&scratch, blocks_for(CHECK_LARGEST_N, &most_blocks))) goto done;
+    for (unsigned k = 0; check_next(check, &c); k++) {
         struct shape shape = shape_for(o, device, c.n, c.threads);
+        shape.loads = k % 2 ? CACHED_LOADS : STREAMING_LOADS; /* both kinds at every n */
         struct launched launched;
         float total = 0;
         if (!launch_scratch_poison(&scratch)) goto done;

@@ -22,13 +22,16 @@
  *         of them fit on an SM and, once there are more than fit, the gatherer starts after
  *         most have finished. A larger grid takes the card's count: a card with more
  *         bandwidth per SM needs more bytes on their way (Little's law), so the host picks 8
- *         or 12 from the card (reduce.h).
+ *         or 12 from the card (reduce.h). Up to STREAMING_MOST_L2S times the L2 the loads are
+ *         streaming ones (__ldcs), whose lines the caches evict first: an L2 full of another
+ *         kernel's dirty lines then keeps them instead of writing them back during this one.
  * Profile: per launch, one atomic per block at its start instead of a fence and an atomic at
  *         its end; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time; at
  *         n = 2^22 and 512 threads, 512 blocks of 40 registers a thread with 4 float4 (three
  *         an SM at a time) where 8 make 256 blocks of 50 (two an SM, all at once); with 12,
  *         more registers and fewer blocks an SM, the same bytes in flight per SM but in
- *         blocks that live longer. */
+ *         blocks that live longer; LDG.E.EF.128 (evict first) where the loads stream, and the
+ *         DRAM writes during the kernel after a --flush write. */
 #include <stdint.h>
 #include <cuda/atomic>
 
@@ -101,11 +104,21 @@ static __device__ float4 strided_sum(const float4 *vectors, size_t count, size_t
     return sum;
 }
 
+/* One float4 of the input, read once: through the read-only path (__ldg), or as streaming
+ * data (__ldcs, "cache streaming, likely to be accessed once": the CUDA C++ Programming
+ * Guide's load functions), whose lines the caches evict first, before the lines that were
+ * there. */
+template <int LOADS>
+static __device__ float4 load_once(const float4 *vector)
+{
+    return LOADS == STREAMING_LOADS ? __ldcs(vector) : __ldg(vector);
+}
+
 /* Block b owns BLOCK_SIZE * VECTORS consecutive float4; thread t reads the ones at
  * t, t + BLOCK_SIZE, ... (a warp's load covers 512 contiguous bytes), all before the first
  * add. Only the last block tests each load: behind a test apiece, the compiler keeps fewer
  * loads in flight. Threads 0..3 of the grid also add a float of the head and of the tail. */
-template <unsigned BLOCK_SIZE, unsigned VECTORS>
+template <unsigned BLOCK_SIZE, unsigned VECTORS, int LOADS>
 static __device__ float thread_sum(const float *in, size_t n)
 {
     const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -116,12 +129,12 @@ static __device__ float thread_sum(const float *in, size_t n)
     if (first + (VECTORS - 1) * BLOCK_SIZE < split.body_vectors) { /* all in bounds */
 #pragma unroll
         for (unsigned k = 0; k < VECTORS; k++)
-            loaded[k] = __ldg(split.body + first + k * BLOCK_SIZE);
+            loaded[k] = load_once<LOADS>(split.body + first + k * BLOCK_SIZE);
     } else {
 #pragma unroll
         for (unsigned k = 0; k < VECTORS; k++)
             loaded[k] = first + k * BLOCK_SIZE < split.body_vectors
-                            ? __ldg(split.body + first + k * BLOCK_SIZE)
+                            ? load_once<LOADS>(split.body + first + k * BLOCK_SIZE)
                             : zero;
     }
 #pragma unroll
@@ -212,7 +225,7 @@ static __device__ float gather_block_sums(unsigned long long *tagged_sums, unsig
     return sum;
 }
 
-template <unsigned BLOCK_SIZE, unsigned VECTORS, int VARIANT>
+template <unsigned BLOCK_SIZE, unsigned VECTORS, int VARIANT, int LOADS = CACHED_LOADS>
 __global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in, size_t n,
                                                                 float *block_sums,
                                                                 unsigned *ticket_counter,
@@ -222,7 +235,7 @@ __global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in,
     unsigned drawn = 0;
     /* Drawn before the loads are issued, used after them: the loads do not wait for it. */
     if (VARIANT == VARIANT_GATHER && threadIdx.x == 0) drawn = atomicAdd(ticket_counter, 1u);
-    float sum = thread_sum<BLOCK_SIZE, VECTORS>(in, n);
+    float sum = thread_sum<BLOCK_SIZE, VECTORS, LOADS>(in, n);
     if (VARIANT == VARIANT_GATHER && threadIdx.x == 0) start_ticket = drawn;
     sum = block_sum<BLOCK_SIZE>(sum);
     if (VARIANT == VARIANT_GATHER) {
@@ -286,24 +299,38 @@ struct named_kernel {
     const char *name, *finish;
 };
 /* One instantiation per block size that host.c accepts and per count of float4 a thread, for
- * each variant. */
+ * each variant, with each kind of load. */
 struct instantiation {
     unsigned block_size, vectors;
-    struct named_kernel by_variant[3];
+    struct named_kernel by_variant[3], streaming_by_variant[3];
 };
 #define VARIANTS(size, vectors)                                                                    \
     {                                                                                              \
-        size, vectors,                                                                             \
+        {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_GATHER>), "gather"},             \
+            {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_TICKET>),                    \
+             "atomic_ref ticket"},                                                                 \
         {                                                                                          \
-            {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_GATHER>), "gather"},         \
-                {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_TICKET>),                \
-                 "atomic_ref ticket"},                                                             \
-                {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_ATOMIC_ADD>),            \
-                 "atomicAdd"},                                                                     \
+            KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_ATOMIC_ADD>), "atomicAdd"     \
         }                                                                                          \
     }
+#define STREAMING_VARIANTS(size, vectors)                                                          \
+    {                                                                                              \
+        {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_GATHER, STREAMING_LOADS>),       \
+         "gather"},                                                                                \
+            {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_TICKET, STREAMING_LOADS>),   \
+             "atomic_ref ticket"},                                                                 \
+        {                                                                                          \
+            KERNEL_AND_NAME(                                                                       \
+                reduce_last_block<size, vectors, VARIANT_ATOMIC_ADD, STREAMING_LOADS>),            \
+                "atomicAdd"                                                                        \
+        }                                                                                          \
+    }
+#define BOTH_LOADS(size, vectors)                                                                  \
+    {                                                                                              \
+        size, vectors, VARIANTS(size, vectors), STREAMING_VARIANTS(size, vectors)                  \
+    }
 #define EVERY_COUNT(size)                                                                          \
-    VARIANTS(size, FEWEST_VECTORS), VARIANTS(size, FEW_VECTORS), VARIANTS(size, MANY_VECTORS)
+    BOTH_LOADS(size, FEWEST_VECTORS), BOTH_LOADS(size, FEW_VECTORS), BOTH_LOADS(size, MANY_VECTORS)
 static const struct instantiation KERNELS[] = {
     EVERY_COUNT(32),  EVERY_COUNT(64),  EVERY_COUNT(128),
     EVERY_COUNT(256), EVERY_COUNT(512), EVERY_COUNT(1024),
@@ -369,19 +396,28 @@ extern "C" bool gathers(unsigned blocks, int variant)
     return variant == VARIANT_GATHER && blocks <= GATHER_MOST_BLOCKS;
 }
 
+extern "C" int loads_for(size_t n, size_t l2_bytes)
+{
+    return n * sizeof(float) <= STREAMING_MOST_L2S * l2_bytes ? STREAMING_LOADS : CACHED_LOADS;
+}
+
 extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                             unsigned *ticket_counter, float *total, unsigned blocks,
                                             unsigned threads, unsigned vectors, int variant,
-                                            cudaStream_t stream, struct launched *launched)
+                                            int loads, cudaStream_t stream,
+                                            struct launched *launched)
 {
     if (variant < VARIANT_GATHER || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
+    if (loads != CACHED_LOADS && loads != STREAMING_LOADS) return cudaErrorInvalidValue;
     if (variant == VARIANT_GATHER && !gathers(blocks, variant)) variant = VARIANT_TICKET;
     for (const struct instantiation &instance : KERNELS) {
         if (instance.block_size != threads || instance.vectors != vectors) continue;
         /* After the scratch's latest launch, whatever its stream (reduce.h). */
         cudaError_t claimed = scratch_claim(ticket_counter, stream);
         if (claimed != cudaSuccess) return claimed;
-        const struct named_kernel *chosen = &instance.by_variant[variant];
+        const struct named_kernel *chosen = loads == STREAMING_LOADS
+                                                ? &instance.streaming_by_variant[variant]
+                                                : &instance.by_variant[variant];
         *launched = {chosen->name, chosen->finish};
         chosen->kernel<<<blocks, threads, 0, stream>>>(in, n, block_sums, ticket_counter, total);
         return scratch_release(ticket_counter, stream, cudaGetLastError());

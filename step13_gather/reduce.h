@@ -65,6 +65,15 @@ bool launch_scratch_poison(const struct launch_scratch *scratch);
 /* Whether a launch of `blocks` blocks with `variant` finishes by gathering. */
 bool gathers(unsigned blocks, int variant);
 
+/* How the grid kernel reads its input: through the read-only path, or as streaming data that
+ * the caches evict first. Streaming pays while the input is at most STREAMING_MOST_L2S times
+ * the L2 (an L2 left full of dirty lines keeps them, instead of writing them back during the
+ * kernel); past that it costs (the step's NOTES.md has both measured). loads_for: the kind
+ * for n floats on a card of l2_bytes. */
+enum { CACHED_LOADS, STREAMING_LOADS };
+enum { STREAMING_MOST_L2S = 8 };
+int loads_for(size_t n, size_t l2_bytes);
+
 /* The grid kernel's block count for n floats: one block per threads * vectors float4. */
 unsigned grid_blocks(size_t n, unsigned threads, unsigned vectors);
 
@@ -75,7 +84,8 @@ unsigned grid_blocks(size_t n, unsigned threads, unsigned vectors);
  * block_sums has block_sums_bytes(blocks) bytes, starts on a 16-byte boundary (as cudaMalloc's
  * memory does), and its gatherer's words are zeroed before the first launch; every launch
  * leaves them zeroed. *ticket_counter is 0 before the launch, and the launch leaves it 0.
- * VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch.
+ * VARIANT_ATOMIC_ADD adds into *total, which must be 0 before the launch. `loads`:
+ * CACHED_LOADS or STREAMING_LOADS (loads_for).
  * The library's contract: block_sums, *ticket_counter and *total are one launch's scratch.
  * Launches on one stream run one after another and may share it; two launches that may run
  * at once (on two streams, or two host threads with streams of their own) would let the
@@ -87,7 +97,7 @@ unsigned grid_blocks(size_t n, unsigned threads, unsigned vectors);
  * too large for the gatherer runs the ticket). */
 cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                  unsigned *ticket_counter, float *total, unsigned blocks,
-                                 unsigned threads, unsigned vectors, int variant,
+                                 unsigned threads, unsigned vectors, int variant, int loads,
                                  cudaStream_t stream, struct launched *launched);
 
 /* n <= ONE_BLOCK_ELEMENTS, any alignment of `in`: one block of ONE_BLOCK_THREADS, enqueued on

@@ -28,7 +28,7 @@ cudaError_t reduce_on_stream(const float *in, size_t n, unsigned threads, const 
     unsigned vectors = vectors_per_thread(n, threads, s->card_vectors);
     return reduce_in_one_launch(in, n, s->block_sums, s->ticket_counter, s->total,
                                 grid_blocks(n, threads, vectors), threads, vectors, VARIANT_GATHER,
-                                stream, launched);
+                                loads_for(n, s->l2_bytes), stream, launched);
 }
 
 /* As step13's host.c counts it: a thread's float4 in a row, their lanes, the head and tail

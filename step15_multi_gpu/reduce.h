@@ -23,6 +23,7 @@ struct scratch {
     float *total;             /* where the launch leaves the sum */
     unsigned *ticket_counter; /* 0 before and after every launch */
     unsigned card_vectors;    /* float4 a thread for the card: card_vectors() of step13 */
+    size_t l2_bytes;          /* one card's L2, for step13's loads_for() */
 };
 
 /* The longest chain of float additions any element goes through in reduce_on_stream over n

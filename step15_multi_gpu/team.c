@@ -433,6 +433,7 @@ bool team_buffers(struct team *t, size_t n, bool summed)
             CUDA_TRY(cudaMalloc((void **)&g->summed, (longest > 0 ? longest : 1) * sizeof(float)));
         if (!scratch_create(&g->scratch, room)) return false;
         g->scratch.card_vectors = team_card_vectors(t);
+        g->scratch.l2_bytes = t->together.l2_bytes; /* GPU 0's: the together count is one card's */
     }
     return true;
 }

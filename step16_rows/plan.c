@@ -101,7 +101,7 @@ struct rows_launch launch_plan(enum rows_kernel kernel, struct matrix_shape shap
     switch (launch.kernel) {
     case KERNEL_WARP:
         launch.threads = WARP_THREADS;
-        launch.lanes_per_row = lanes_per_row(vectors);
+        launch.lanes_per_row = lanes_per_row(vectors, elements_per_vector(type));
         launch.blocks = divide_up(shape.rows,
                                   WARPS_PER_BLOCK * rows_per_warp(launch.lanes_per_row));
         break;
@@ -120,18 +120,19 @@ struct rows_launch launch_plan(enum rows_kernel kernel, struct matrix_shape shap
     return launch;
 }
 
+enum { EDGE_ADDS = 2 }; /* a block's thread adds one head element and one tail element */
+
 /* The additions a vector's sum goes through inside the thread with the most vectors (thread 0)
- * of the `threads` that share `vectors` vectors: its head and tail element, its first pass of
+ * of the `threads` that share `vectors` vectors: its `edge_adds` head and tail elements, its first pass of
  * `count` vectors and, for a longer row, strided_sum's passes in partial sums of
  * passes_per_partial passes each, the partials added in a row, and that sum added last. */
-static size_t thread_chain(size_t vectors, size_t threads, unsigned count)
+static size_t thread_chain(size_t vectors, size_t threads, unsigned count, unsigned edge_adds)
 {
-    enum { EDGE_ADDS = 2 }; /* a thread's head element and its tail element */
     size_t first_pass = threads * count;
-    if (vectors <= first_pass) return divide_up(vectors, threads) + EDGE_ADDS;
+    if (vectors <= first_pass) return divide_up(vectors, threads) + edge_adds;
     size_t passes = divide_up(vectors - first_pass, first_pass);
     size_t group = passes_per_partial(passes, count);
-    return count + EDGE_ADDS + group * count + divide_up(passes, group) + 1;
+    return count + edge_adds + group * count + divide_up(passes, group) + 1;
 }
 
 unsigned launch_depth(const struct rows_launch *launch, struct matrix_shape shape,
@@ -141,15 +142,17 @@ unsigned launch_depth(const struct rows_launch *launch, struct matrix_shape shap
     size_t chain;
     switch (launch->kernel) {
     case KERNEL_WARP:
-        chain = thread_chain(vectors, launch->lanes_per_row, WARP_VECTORS_PER_LANE) +
+        chain = thread_chain(vectors, launch->lanes_per_row, WARP_VECTORS_PER_LANE,
+                             2 * EDGE_ROUNDS((unsigned)per_vector, launch->lanes_per_row)) +
                 tree_levels(launch->lanes_per_row);
         break;
     case KERNEL_BLOCK:
-        chain = thread_chain(vectors, launch->threads, BLOCK_VECTORS_PER_THREAD) + 2 * WARP_LEVELS;
+        chain = thread_chain(vectors, launch->threads, BLOCK_VECTORS_PER_THREAD, EDGE_ADDS) +
+                2 * WARP_LEVELS;
         break;
     default: /* a chunk per block, then the gatherer's walk over the row's block sums */
         chain = thread_chain(vectors < SPLIT_CHUNK_VECTORS ? vectors : SPLIT_CHUNK_VECTORS,
-                             SPLIT_THREADS, SPLIT_VECTORS_PER_THREAD) +
+                             SPLIT_THREADS, SPLIT_VECTORS_PER_THREAD, EDGE_ADDS) +
                 2 * WARP_LEVELS + divide_up(launch->blocks_per_row, SPLIT_THREADS) +
                 2 * WARP_LEVELS;
         break;

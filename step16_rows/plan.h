@@ -27,12 +27,15 @@ enum rows_kernel { KERNEL_WARP, KERNEL_BLOCK, KERNEL_SPLIT, KERNEL_AUTO, KERNEL_
 /* One load instruction per thread reads a 16-byte vector: 4 floats or 8 bf16. */
 enum { VECTOR_BYTES = 16, WARP_SIZE = 32, WARP_LEVELS = 5 };
 
-/* warp: a warp per row, or a group of 8 or 16 of its lanes per row for shorter rows (the
+/* warp: a warp per row, or a group of 2 to 16 of its lanes per row for shorter rows (the
  * smallest group whose lanes cover the row with WARP_VECTORS_PER_LANE vectors each). Each group
  * takes WARP_PASSES rows, and the warp issues the loads of all of them before its first add:
  * a row of 32 floats is only 128 bytes, and one such row per warp leaves too few bytes in
  * flight to keep the memory busy (step11's README: Little's law). */
-enum { WARP_VECTORS_PER_LANE = 2, WARP_PASSES = 4, WARPS_PER_BLOCK = 8, MIN_LANES_PER_ROW = 8 };
+enum { WARP_VECTORS_PER_LANE = 2, WARP_PASSES = 4, WARPS_PER_BLOCK = 8 };
+/* A group has at least MIN_LANES_PER_ROW lanes, and enough that MOST_EDGE_ROUNDS rounds read a
+ * row's head and tail (lanes_per_row): more rounds cost the kernel registers it spills. */
+enum { MIN_LANES_PER_ROW = 2, MOST_EDGE_ROUNDS = 2 };
 enum { WARP_THREADS = WARPS_PER_BLOCK * WARP_SIZE };
 enum { WARP_PASS_BYTES = WARP_SIZE * WARP_VECTORS_PER_LANE * VECTOR_BYTES }; /* 1 KiB */
 
@@ -50,9 +53,10 @@ enum { SPLIT_THREADS = 512, SPLIT_VECTORS_PER_THREAD = 8, TAGS_IN_FLIGHT = 8 };
 enum { SPLIT_CHUNK_VECTORS = SPLIT_THREADS * SPLIT_VECTORS_PER_THREAD };
 
 /* The chooser's thresholds, in bytes of one row (the same for float and bf16):
- * - up to WARP_MOST_ROW_BYTES, one warp pass covers the row: a block per row would leave most
- *   of its threads without a load, so a warp takes it, rows_per_warp of them (16 rows of 32
- *   floats: 4 groups of 8 lanes, WARP_PASSES rows each);
+ * - up to WARP_MOST_ROW_BYTES, two warp passes cover the row: a block per row would hold too
+ *   few bytes in flight (an SM keeps at most 32 blocks, so 64 KiB of 2 KiB rows), so a warp
+ *   takes it, rows_per_warp of them (32 rows of 32 floats: 8 groups of 4 lanes, WARP_PASSES
+ *   rows each); a row of 1 to 2 KiB loops once;
  * - up to BLOCK_MOST_ROW_BYTES, one block pass covers the row (at most 512 threads x 8
  *   vectors): a block per row reads it with every load in flight at once;
  * - longer rows of up to BLOCK_MOST_PASSES block passes (512 KiB) still get a block each,
@@ -63,7 +67,7 @@ enum { SPLIT_CHUNK_VECTORS = SPLIT_THREADS * SPLIT_VECTORS_PER_THREAD };
  *   still fill the GPU, and no SM is left walking the last long rows alone. A chunk costs one
  *   8-byte word and one atomic, nothing beside 64 KiB of loads, but each row also pays a
  *   finish (a ticket, and the last block's gather of the row's words). */
-enum { WARP_MOST_ROW_BYTES = WARP_PASS_BYTES, BLOCK_MOST_ROW_BYTES = BLOCK_PASS_BYTES };
+enum { WARP_MOST_ROW_BYTES = 2 * WARP_PASS_BYTES, BLOCK_MOST_ROW_BYTES = BLOCK_PASS_BYTES };
 enum { BLOCK_LEAST_ROWS_PER_SM = 2, BLOCK_MOST_PASSES = 8 };
 
 /* The limits of a shape: rows one per grid index at most, and 2^32 elements in all. */
@@ -187,12 +191,20 @@ HOST_DEVICE static inline size_t most_vectors(size_t cols, size_t per_vector)
     return cols / per_vector;
 }
 
-/* The warp kernel's lanes per row: the fewest of 8, 16, 32 whose first pass covers a row of
- * `vectors` whole vectors; 32 for longer rows (they loop). 8 at least: lanes 0..7 read a
- * row's head and tail elements (up to 7 each). */
-HOST_DEVICE static inline unsigned lanes_per_row(size_t vectors)
+/* The rounds in which a group of `lanes` lanes reads a row's head and tail elements (fewer
+ * than `per_vector` each): lane t reads elements t, t + lanes, ... A macro, so that the kernel
+ * can size its loop with it. */
+#define EDGE_ROUNDS(per_vector, lanes) (((per_vector)-1 + (lanes)-1) / (lanes))
+
+/* The warp kernel's lanes per row: the fewest of 2, 4, ... 32 whose first pass covers a row
+ * of `vectors` whole vectors (32 for longer rows: they loop), but at least enough that two
+ * rounds (EDGE_ROUNDS) read a head or tail of up to per_vector - 1 elements: 2 lanes for
+ * float, 4 for bf16. A short row then keeps every lane's loads busy: 16 rows of 32 floats a
+ * warp pass, 8 groups of 4 lanes, each lane with two float4. */
+HOST_DEVICE static inline unsigned lanes_per_row(size_t vectors, unsigned per_vector)
 {
     unsigned lanes = MIN_LANES_PER_ROW;
+    while (EDGE_ROUNDS(per_vector, lanes) > MOST_EDGE_ROUNDS) lanes *= 2;
     while (lanes < WARP_SIZE && (size_t)lanes * WARP_VECTORS_PER_LANE < vectors) lanes *= 2;
     return lanes;
 }

@@ -6,7 +6,7 @@
  *         step13's kernel has one sum per launch.
  * Here:   three kernels, each for a range of row lengths (plan.h's chooser picks by the bytes
  *         of a row and, for rows longer than one block pass, by the rows each SM gets):
- *         - warp:  a warp, or a group of 8 or 16 of its lanes, per row; rows_per_warp
+ *         - warp:  a warp, or a group of 2 to 16 of its lanes, per row; rows_per_warp
  *                  neighbouring rows per warp (plan.h), every row's first pass of loads
  *                  issued before the first add (a short row is too few bytes to keep the
  *                  memory busy on its own);
@@ -187,20 +187,22 @@ static __device__ float group_total(float value)
 /* Warp w of the grid owns rows_per_warp(LANES) neighbouring rows from w * rows_per_warp(LANES);
  * its lanes form 32 / LANES groups, and in pass p group g sums row p * (32 / LANES) + g of
  * them, so each pass of the warp reads neighbouring rows. Lane t of a group loads vectors t
- * and t + LANES of its row, and its head and tail element: the loads of all WARP_PASSES
- * passes are issued before the first add. A row longer than one pass (only when --kernel warp
- * forces it on one) then loops. Lane 0 of each group writes its row's sum. */
+ * and t + LANES of its row, and its head and tail elements t, t + LANES, ... (EDGE_ROUNDS
+ * rounds): the loads of all WARP_PASSES passes are issued before the first add. A row longer
+ * than one pass (up to two for the chooser; any when --kernel warp forces it) then loops.
+ * Lane 0 of each group writes its row's sum. */
 template <typename T, unsigned LANES>
 __global__ __launch_bounds__(WARP_THREADS,
                              WARP_BLOCKS_PER_SM) void rows_by_warp(const T *in, size_t rows,
                                                                    size_t cols, float *out)
 {
     constexpr unsigned GROUPS = WARP_SIZE / LANES;
+    constexpr unsigned ROUNDS = EDGE_ROUNDS(element<T>::PER_VECTOR, LANES);
     unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
     unsigned group = lane / LANES, t = lane % LANES;
     size_t first_row = ((size_t)blockIdx.x * WARPS_PER_BLOCK + warp) * rows_per_warp(LANES) + group;
     uint4 loaded[WARP_PASSES][WARP_VECTORS_PER_LANE];
-    float heads[WARP_PASSES], tails[WARP_PASSES], sums[WARP_PASSES];
+    float heads[WARP_PASSES][ROUNDS], tails[WARP_PASSES][ROUNDS], sums[WARP_PASSES];
 #pragma unroll
     for (unsigned p = 0; p < WARP_PASSES; p++) {
         row_view<T> v = view_row(in, first_row + p * GROUPS, rows, cols);
@@ -209,12 +211,17 @@ __global__ __launch_bounds__(WARP_THREADS,
             size_t i = t + k * LANES;
             loaded[p][k] = i < v.pieces.vectors ? __ldg(v.body + i) : make_uint4(0u, 0u, 0u, 0u);
         }
-        heads[p] = head_element(v, t); /* added below: an add here would wait for the load */
-        tails[p] = tail_element(v, t);
+#pragma unroll
+        for (unsigned r = 0; r < ROUNDS; r++) { /* added below: an add here would wait */
+            heads[p][r] = head_element(v, t + r * LANES);
+            tails[p][r] = tail_element(v, t + r * LANES);
+        }
     }
 #pragma unroll
     for (unsigned p = 0; p < WARP_PASSES; p++) {
-        sums[p] = heads[p] + tails[p];
+        sums[p] = heads[p][0] + tails[p][0];
+#pragma unroll
+        for (unsigned r = 1; r < ROUNDS; r++) sums[p] += heads[p][r] + tails[p][r];
 #pragma unroll
         for (unsigned k = 0; k < WARP_VECTORS_PER_LANE; k++)
             sums[p] += element<T>::vector_sum(loaded[p][k]);
@@ -369,6 +376,16 @@ static cudaError_t launch_warp(const T *in, struct matrix_shape s, unsigned lane
                                float *out, cudaStream_t stream)
 {
     switch (lanes) {
+    case 2: /* never for bf16: two lanes would need four rounds for its edges */
+        if constexpr (EDGE_ROUNDS(element<T>::PER_VECTOR, 2) <= MOST_EDGE_ROUNDS) {
+            rows_by_warp<T, 2>
+                <<<(unsigned)blocks, WARP_THREADS, 0, stream>>>(in, s.rows, s.cols, out);
+            break;
+        }
+        return cudaErrorInvalidConfiguration;
+    case 4:
+        rows_by_warp<T, 4><<<(unsigned)blocks, WARP_THREADS, 0, stream>>>(in, s.rows, s.cols, out);
+        break;
     case 8:
         rows_by_warp<T, 8><<<(unsigned)blocks, WARP_THREADS, 0, stream>>>(in, s.rows, s.cols, out);
         break;

@@ -247,8 +247,8 @@ ParameterizedTest(struct step_and *c, gpu, atomic_add_varies_only_in_its_bits,
                  run.exit_code, run.out);
     last_line(run.out, line, sizeof line);
     cr_assert(csv_split(line, fields), "%s", line);
-    cr_expect(ends_with(fields[COL_KERNEL], ", VARIANT_ATOMIC_ADD>"), "%s atomic-add launched %s",
-              step->name, fields[COL_KERNEL]);
+    cr_expect(strstr(fields[COL_KERNEL], ", VARIANT_ATOMIC_ADD") != NULL,
+              "%s atomic-add launched %s", step->name, fields[COL_KERNEL]);
     cr_expect_str_eq(fields[COL_FINISH], "atomicAdd");
     cr_expect_str_eq(fields[COL_OK], "1");
     finished_free(&run);

@@ -415,9 +415,10 @@ Test(step15, the_report_shows_two_uneven_shards, .timeout = GPU_TEST_TIMEOUT_S)
  * gather reduces all n on GPU 0 alone. In one process and under mpirun (each rank's name
  * gathered to rank 0), in the human report and in the CSV. */
 static const char MIXED_N[] = "8193", SAME_N[] = "8194";
-static const char GRID_KERNEL[] = "reduce_last_block<512, FEWEST_VECTORS, VARIANT_GATHER>";
+static const char GRID_KERNEL[] =
+    "reduce_last_block<512, FEWEST_VECTORS, VARIANT_GATHER, STREAMING_LOADS>";
 static const char MIXED_KERNEL[] = "mixed: GPU 0 reduce_last_block<512, FEWEST_VECTORS, "
-                                   "VARIANT_GATHER>, GPU 1 reduce_small";
+                                   "VARIANT_GATHER, STREAMING_LOADS>, GPU 1 reduce_small";
 static const char MIXED_FINISH[] = "mixed: GPU 0 gather; GPU 1 none: one block";
 
 /* The two GPUs' run of n: in one process (mpi 0) or under mpirun -np 2 (where --gpus 2 is the

@@ -67,11 +67,11 @@ Test(step16_host, shapes_stay_within_the_grid_and_2_to_the_32_elements)
 /* The thresholds are bytes of a row: the same shape in bf16 holds twice the columns. Rows
  * longer than one block pass keep a block each only up to BLOCK_MOST_PASSES passes and where
  * there are two rows per SM or more; the others are split. */
-Test(step16_host, the_chooser_switches_at_one_warp_pass_one_block_pass_and_two_rows_per_sm)
+Test(step16_host, the_chooser_switches_at_two_warp_passes_one_block_pass_and_two_rows_per_sm)
 {
     for (int type = 0; type < ELEMENT_TYPES; type++) {
         size_t size = element_bytes((enum element_type)type);
-        size_t warp_most = WARP_SIZE * WARP_VECTORS_PER_LANE * VECTOR_BYTES / size;
+        size_t warp_most = 2 * WARP_SIZE * WARP_VECTORS_PER_LANE * VECTOR_BYTES / size;
         size_t block_most = BLOCK_MAX_THREADS * BLOCK_VECTORS_PER_THREAD * VECTOR_BYTES / size;
         size_t fill = BLOCK_LEAST_ROWS_PER_SM * PLANNED_SMS;
         static const size_t ROWS[] = {1, 3, 2 * PLANNED_SMS - 1, 2 * PLANNED_SMS, (size_t)1 << 20};
@@ -126,15 +126,17 @@ Test(step16_host, names_parse_both_ways)
 
 /* Every way a row can fall in 16-byte vectors: the pieces add up to the row, the head and tail
  * are shorter than a vector, the whole vectors start on a boundary, and the head goes no
- * further than that boundary. Thread t of a row's group or block adds head element t and tail
- * element t: every kernel gives a row at least as many threads as its head or tail holds. */
+ * further than that boundary. Thread t of a row's block adds head element t and tail element
+ * t, and lane t of a warp's group elements t, t + lanes, ... in EDGE_ROUNDS rounds: every
+ * kernel reaches every element of a head or tail. */
 static void expect_pieces_cover_the_row(size_t past, size_t cols, size_t per_vector)
 {
     struct row_pieces p = row_pieces_of(past, cols, per_vector);
     size_t edge = p.head > p.tail ? p.head : p.tail;
-    cr_expect_leq(edge, lanes_per_row(most_vectors(cols, per_vector)),
-                  "%zu past, %zu columns: an edge of %zu, %u lanes", past, cols, edge,
-                  lanes_per_row(most_vectors(cols, per_vector)));
+    unsigned lanes = lanes_per_row(most_vectors(cols, per_vector), (unsigned)per_vector);
+    cr_expect_leq(EDGE_ROUNDS((unsigned)per_vector, lanes), MOST_EDGE_ROUNDS);
+    cr_expect_leq(edge, (size_t)lanes * EDGE_ROUNDS((unsigned)per_vector, lanes),
+                  "%zu past, %zu columns: an edge of %zu, %u lanes", past, cols, edge, lanes);
     cr_expect_leq(edge, BLOCK_MIN_THREADS);
     cr_expect_leq(edge, SPLIT_THREADS);
     size_t to_boundary = (per_vector - past) % per_vector;
@@ -530,7 +532,7 @@ Test(step16_gpu, auto_launches_the_kernel_the_chooser_picks)
 {
     static const struct {
         const char *shape, *type, *kernel;
-    } CASES[] = {{"1048576x32", "float", "warp"}, {"4096x257", "float", "block"},
+    } CASES[] = {{"1048576x32", "float", "warp"}, {"4096x513", "float", "block"},
                  {"4096x512", "bf16", "warp"},    {"64x16384", "float", "block"},
                  {"16x16385", "float", "split"},  {"1x33554432", "bf16", "split"},
                  {"4097x16385", "float", "block"}};
@@ -645,7 +647,8 @@ Test(step16_host, the_figure_shows_what_plan_h_computes)
         (const char *const[]){"python3", "docs/figures/make_figures.py", "--counts", NULL});
     cr_assert_eq(f.exit_code, 0, "make_figures.py --counts: %s", f.err);
     size_t short_cols = figure_number(f.out, "step16.short_cols");
-    unsigned lanes = lanes_per_row(most_vectors(short_cols, elements_per_vector(ELEMENT_FLOAT)));
+    unsigned lanes = lanes_per_row(most_vectors(short_cols, elements_per_vector(ELEMENT_FLOAT)),
+                                   elements_per_vector(ELEMENT_FLOAT));
     cr_expect_eq(figure_number(f.out, "step16.short_lanes_per_row"), lanes);
     cr_expect_eq(figure_number(f.out, "step16.short_rows_per_warp"), rows_per_warp(lanes));
     size_t odd = figure_number(f.out, "step16.odd_cols");

@@ -1,5 +1,6 @@
 #include "harness.h"
 #include "toolbox.h"
+#include "../step13_gather/reduce.h"
 
 #include <criterion/criterion.h>
 #include <cuda_runtime_api.h>
@@ -239,6 +240,13 @@ void require_gpus(const char *step, int wanted)
                      "(CUDA_VISIBLE_DEVICES chooses which): the paths with several GPUs are "
                      "not tried here",
                      step, wanted, count);
+}
+
+const char *step13_loads_suffix(size_t n)
+{
+    int l2_bytes = 0;
+    cr_assert_eq(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0), cudaSuccess);
+    return n * sizeof(float) <= STREAMING_MOST_L2S * (size_t)l2_bytes ? ", STREAMING_LOADS" : "";
 }
 
 /* ---- what a toolbox function prints ----------------------------------------------------- */

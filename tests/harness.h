@@ -99,6 +99,9 @@ void require_gpu(const char *step);
 /* The same, and skips (never a pass) unless the machine shows the tests `wanted` CUDA devices
  * or more, saying how many it shows. */
 void require_gpus(const char *step, int wanted);
+/* How the name of step13's grid kernel ends for n floats on the first visible GPU: its loads,
+ * by step13_gather/reduce.h's rule (streaming up to STREAMING_MOST_L2S L2s, cached past). */
+const char *step13_loads_suffix(size_t n);
 
 /* ---- what a toolbox function prints ----------------------------------------------------- */
 struct capture {

@@ -34,7 +34,8 @@ ONE_BLOCK_ELEMENTS = ONE_BLOCK_THREADS * ONE_BLOCK_VECTORS * FLOATS_PER_VECTOR
 TAGS_IN_FLIGHT = 8              # step13_gather reduce.cu: TAGS_IN_FLIGHT = 8
 ROWS_VECTORS_PER_LANE = 2       # step16_rows/plan.h: WARP_VECTORS_PER_LANE = 2
 ROWS_WARP_PASSES = 4            # step16_rows/plan.h: WARP_PASSES = 4
-ROWS_MIN_LANES = 8              # step16_rows/plan.h: MIN_LANES_PER_ROW = 8
+ROWS_MIN_LANES = 2              # step16_rows/plan.h: MIN_LANES_PER_ROW = 2
+ROWS_MOST_EDGE_ROUNDS = 2       # step16_rows/plan.h: MOST_EDGE_ROUNDS = 2
 SPLIT_THREADS = 512             # step16_rows/plan.h: SPLIT_THREADS = 512
 SPLIT_VECTORS_PER_THREAD = 8    # step16_rows/plan.h: SPLIT_VECTORS_PER_THREAD = 8
 SPLIT_CHUNK_VECTORS = SPLIT_THREADS * SPLIT_VECTORS_PER_THREAD
@@ -452,10 +453,18 @@ def row_past_boundary(row, cols, per_vector=FLOATS_PER_VECTOR):
     return row * cols % per_vector
 
 
-def lanes_per_row(vectors):
-    """step16_rows/plan.h lanes_per_row: the fewest of 8, 16, 32 lanes whose
-    WARP_VECTORS_PER_LANE vectors each cover the row."""
+def edge_rounds(per_vector, lanes):
+    """step16_rows/plan.h EDGE_ROUNDS: the rounds in which `lanes` lanes read a head or tail."""
+    return (per_vector - 1 + lanes - 1) // lanes
+
+
+def lanes_per_row(vectors, per_vector):
+    """step16_rows/plan.h lanes_per_row: the fewest of 2, 4, ... 32 lanes whose
+    WARP_VECTORS_PER_LANE vectors each cover the row, and whose MOST_EDGE_ROUNDS rounds cover
+    a head or tail."""
     lanes = ROWS_MIN_LANES
+    while edge_rounds(per_vector, lanes) > ROWS_MOST_EDGE_ROUNDS:
+        lanes *= 2
     while lanes < WARP_SIZE and lanes * ROWS_VECTORS_PER_LANE < vectors:
         lanes *= 2
     return lanes
@@ -606,7 +615,7 @@ def counts():
             ("step13.trips_after_last_loads.ticket", len(FINISH_TRIPS["ticket"])),
             ("step13.trips_after_last_loads.gather", len(FINISH_TRIPS["gather"]))]
     # step16: the warp kernel's groups, the pieces of odd rows, a split row's chunks
-    short_lanes = lanes_per_row(STEP16_SHORT_COLS // FLOATS_PER_VECTOR)
+    short_lanes = lanes_per_row(STEP16_SHORT_COLS // FLOATS_PER_VECTOR, FLOATS_PER_VECTOR)
     out += [("step16.short_cols", STEP16_SHORT_COLS),
             ("step16.short_lanes_per_row", short_lanes),
             ("step16.short_rows_per_warp", len(warp_rows(short_lanes)))]
@@ -1500,7 +1509,7 @@ def figure_step16():
     x0 = 30
     # (a) the warp kernel on rows of 32 floats
     vectors = STEP16_SHORT_COLS // FLOATS_PER_VECTOR
-    lanes = lanes_per_row(vectors)
+    lanes = lanes_per_row(vectors, FLOATS_PER_VECTOR)
     rows = warp_rows(lanes)
     y += 26
     f.text(x0, y, "(a) warp: rows of %d floats (%d float4) take %d lanes each; one warp reads %d rows, %d passes"
