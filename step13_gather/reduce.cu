@@ -117,7 +117,7 @@ static __device__ float4 load_once(const float4 *vector)
 /* Block b owns BLOCK_SIZE * VECTORS consecutive float4; thread t reads the ones at
  * t, t + BLOCK_SIZE, ... (a warp's load covers 512 contiguous bytes), all before the first
  * add. Only the last block tests each load: behind a test apiece, the compiler keeps fewer
- * loads in flight. Threads 0..3 of the grid also add a float of the head and of the tail. */
+ * loads in flight. Threads 0..2 of the grid also add a float of the head and of the tail. */
 template <unsigned BLOCK_SIZE, unsigned VECTORS, int LOADS>
 static __device__ float thread_sum(const float *in, size_t n)
 {

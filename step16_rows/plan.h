@@ -53,9 +53,9 @@ enum { SPLIT_THREADS = 512, SPLIT_VECTORS_PER_THREAD = 8, TAGS_IN_FLIGHT = 8 };
 enum { SPLIT_CHUNK_VECTORS = SPLIT_THREADS * SPLIT_VECTORS_PER_THREAD };
 
 /* The chooser's thresholds, in bytes of one row (the same for float and bf16):
- * - up to WARP_MOST_ROW_BYTES, two warp passes cover the row: a block per row would hold too
- *   few bytes in flight (an SM keeps at most 32 blocks, so 64 KiB of 2 KiB rows), so a warp
- *   takes it, rows_per_warp of them (32 rows of 32 floats: 8 groups of 4 lanes, WARP_PASSES
+ * - up to WARP_MOST_ROW_BYTES, two warp passes cover the row: a block per row reads such rows
+ *   more slowly (2 KiB rows on an H200: 67 % of the peak against the warp kernel's 84 %,
+ *   step16's NOTES.md), so a warp takes it, rows_per_warp of them (32 rows of 32 floats: 8 groups of 4 lanes, WARP_PASSES
  *   rows each); a row of 1 to 2 KiB loops once;
  * - up to BLOCK_MOST_ROW_BYTES, one block pass covers the row (at most 512 threads x 8
  *   vectors): a block per row reads it with every load in flight at once;
@@ -102,7 +102,7 @@ enum rows_kernel kernel_choose(struct matrix_shape shape, enum element_type type
 struct rows_launch {
     enum rows_kernel kernel;
     size_t blocks, blocks_per_row;
-    unsigned threads, lanes_per_row; /* lanes_per_row: warp only (8, 16 or 32) */
+    unsigned threads, lanes_per_row; /* lanes_per_row: warp only (2 to 32) */
 };
 /* `sm_count` matters only to auto (kernel_choose). */
 struct rows_launch launch_plan(enum rows_kernel kernel, struct matrix_shape shape,
@@ -199,8 +199,8 @@ HOST_DEVICE static inline size_t most_vectors(size_t cols, size_t per_vector)
 /* The warp kernel's lanes per row: the fewest of 2, 4, ... 32 whose first pass covers a row
  * of `vectors` whole vectors (32 for longer rows: they loop), but at least enough that two
  * rounds (EDGE_ROUNDS) read a head or tail of up to per_vector - 1 elements: 2 lanes for
- * float, 4 for bf16. A short row then keeps every lane's loads busy: 16 rows of 32 floats a
- * warp pass, 8 groups of 4 lanes, each lane with two float4. */
+ * float, 4 for bf16. A short row then keeps every lane's loads busy: 8 groups of 4 lanes, each
+ * lane with two float4, read 8 rows of 32 floats a pass, 32 over the warp's passes. */
 HOST_DEVICE static inline unsigned lanes_per_row(size_t vectors, unsigned per_vector)
 {
     unsigned lanes = MIN_LANES_PER_ROW;
