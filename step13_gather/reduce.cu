@@ -105,9 +105,9 @@ static __device__ float4 strided_sum(const float4 *vectors, size_t count, size_t
 }
 
 /* One float4 of the input, read once: through the read-only path (__ldg), or as streaming
- * data (__ldcs, "cache streaming, likely to be accessed once": the CUDA C++ Programming
- * Guide's load functions), whose lines the caches evict first, before the lines that were
- * there. */
+ * data (__ldcs, ld.global.cs: "Cache streaming, likely to be accessed once", the PTX ISA's
+ * cache operators, which allocate its lines evict-first), so that the lines that were there
+ * stay. */
 template <int LOADS>
 static __device__ float4 load_once(const float4 *vector)
 {
