@@ -140,7 +140,10 @@ static bool offered(const struct step_info *s, int id)
 static struct extra_option described(const struct step_info *s, int id)
 {
     struct extra_option text = SHARED[id].text;
-    const char *own = id == OPT_N ? s->n_about : id == OPT_NO_CUB ? s->no_cub_about : NULL;
+    const char *own = id == OPT_N         ? s->n_about
+                      : id == OPT_NO_CUB  ? s->no_cub_about
+                      : id == OPT_THREADS ? s->threads_about
+                                          : NULL;
     if (own != NULL) text.about = own;
     return text;
 }
@@ -159,7 +162,7 @@ static void usage(const struct step_info *s)
         if (!offered(s, id)) continue;
         struct extra_option text = described(s, id);
         print_option(id == OPT_N ? "-" : "--", &text);
-        if (id == OPT_THREADS)
+        if (id == OPT_THREADS && s->threads_about == NULL)
             printf(" %u..%u   [%u]", s->min_threads, s->max_threads, s->default_threads);
         for (int v = 0; id == OPT_VARIANT && s->variants[v].name != NULL; v++)
             printf("\n      %-15s%s%s", s->variants[v].name, s->variants[v].about,
@@ -226,6 +229,7 @@ static int parse_value(const struct step_info *s, int id, const char *value, str
             return usage_error(s, "--threads takes a power of two in %u..%u, not '%s'",
                                s->min_threads, s->max_threads, value);
         o->threads = (unsigned)v;
+        o->threads_given = true;
         break;
     case OPT_FINISH:
         if (strcmp(value, "gpu") && strcmp(value, "cpu"))

@@ -91,9 +91,9 @@ struct step_info {                                      /* what the step's comma
     bool host_finish, grid_size;                        /* --finish cpu, --blocks */
     const struct variant *variants;    /* NULL, or ends with {NULL}; [0]: the default */
     const struct extra_option *extras; /* the step's own options: NULL, or ends with {NULL} */
-    /* --help's words for -n and --no-cub where the step reads them its own way; NULL: the
-     * shared words */
-    const char *n_about, *no_cub_about;
+    /* --help's words for -n, --no-cub and --threads where the step reads them its own way;
+     * NULL: the shared words (for --threads, followed by the range and the default) */
+    const char *n_about, *no_cub_about, *threads_about;
 };
 enum pattern_kind {
     PATTERN_UNIFORM,
@@ -118,6 +118,7 @@ struct options {
     enum finish finish;
     enum flush flush;
     bool check, cub, csv, quiet;
+    bool threads_given; /* without --threads a step may choose other than its default */
     const char *extra[MAX_EXTRA_OPTIONS]; /* per extras entry: NULL absent, "" a flag given */
 };
 /* OPTIONS_RUN, or the exit code after --help (0) or a usage error that names the value (2). */

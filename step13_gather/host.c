@@ -17,6 +17,8 @@ static const struct step_info STEP = {
     .min_threads = 32,
     .max_threads = 1024,
     .default_threads = 512,
+    .threads_about = "threads per block, a power of two in 32..1024   [512, or 1024 where\n"
+                     "                 512 would make a grid of more than 32768 blocks]",
     .variants =
         (const struct variant[]){
             {"gather",
@@ -48,20 +50,21 @@ static int vectors_given(const char *text)
     char *end = NULL;
     if (text == NULL || strcmp(text, "auto") == 0) return 0;
     unsigned long count = strtoul(text, &end, 10);
-    if (end == text || *end != '\0') return -1;
     bool compiled = count == FEWEST_VECTORS || count == FEW_VECTORS || count == MANY_VECTORS;
-    return compiled ? (int)count : -1;
+    return end != text && *end == '\0' && compiled ? (int)count : -1;
 }
 
 /* The count --vectors gives; auto: vectors_per_thread's, from n and the card's count (its
- * bandwidth per SM, Little's law: reduce.h), whatever the variant; loads_for's loads. */
+ * bandwidth per SM, Little's law: reduce.h), whatever the variant. The threads given, else
+ * threads_for's; loads_for's loads. */
 static struct shape shape_for(const struct options *o, const struct device_info *device, size_t n,
-                              unsigned threads)
+                              unsigned threads, bool threads_given)
 {
     int given = vectors_given(o->extra[VECTORS_OPTION]), loads = loads_for(n, device->l2_bytes);
     unsigned card = card_vectors(device->peak_gb_per_s / device->sm_count);
-    unsigned automatic = vectors_per_thread(n, threads, card);
-    return (struct shape){threads, given > 0 ? (unsigned)given : automatic, o->variant, loads};
+    unsigned vectors = given > 0 ? (unsigned)given : vectors_per_thread(n, threads, card);
+    if (!threads_given) threads = threads_for(n, threads, vectors);
+    return (struct shape){threads, vectors, o->variant, loads};
 }
 
 /* Up to ONE_BLOCK_ELEMENTS: the one-block kernel, whatever --threads says. */
@@ -86,10 +89,9 @@ static bool reduce(const float *input, size_t n, const struct shape *shape,
         return CUDA_OK(reduce_in_one_block(input, (unsigned)n, s->total, 0, launched));
     if (shape->variant == VARIANT_ATOMIC_ADD)
         CUDA_TRY(cudaMemsetAsync(s->total, 0, sizeof(float), 0));
-    CUDA_TRY(reduce_in_one_launch(input, n, s->block_sums, s->ticket_counter, s->total,
-                                  blocks_for(n, shape), shape->threads, shape->vectors,
-                                  shape->variant, shape->loads, 0, launched));
-    return true;
+    return CUDA_OK(reduce_in_one_launch(input, n, s->block_sums, s->ticket_counter, s->total,
+                                        blocks_for(n, shape), shape->threads, shape->vectors,
+                                        shape->variant, shape->loads, 0, launched));
 }
 
 /* The report's launch line: which kernel ran, and its shape. */
@@ -116,7 +118,7 @@ static unsigned depth(size_t n, const struct shape *shape);
  * --ceilings the three ceilings), the check against the host's exact sum, and the report. */
 static int measure(const struct options *o, const struct device_info *device, size_t n)
 {
-    struct shape shape = shape_for(o, device, n, o->threads);
+    struct shape shape = shape_for(o, device, n, o->threads, o->threads_given);
     struct report report = report_start(&STEP, device, o, n);
     struct input input = {0};
     struct timer timer = {0};
@@ -165,7 +167,7 @@ static int check_all(const struct options *o, const struct device_info *device)
     if (check == NULL) return EXIT_ENVIRONMENT;
     if (!launch_scratch_create(&scratch, blocks_for(CHECK_LARGEST_N, &most_blocks))) goto done;
     for (unsigned k = 0; check_next(check, &c); k++) {
-        struct shape shape = shape_for(o, device, c.n, c.threads);
+        struct shape shape = shape_for(o, device, c.n, c.threads, true);
         shape.loads = k % 2 ? CACHED_LOADS : STREAMING_LOADS; /* both kinds at every n */
         struct launched launched;
         float total = 0;
@@ -211,12 +213,10 @@ int main(int argc, char **argv)
 
 enum { WARP_LEVELS = 5, LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* shuffles; float4 lanes; edges */
 
-/* The longest chain of float additions any element goes through (docs/verification.md): a
- * thread's float4 in a row, their four lanes, the head and tail floats, the shuffles of its
- * block; then, in the last block, a thread's loop over the block sums as float4, their lanes,
- * the 0..3 sums after them, and the shuffles again; in the gatherer, a thread's loop over
- * every BLOCK_SIZE-th block sum, and the shuffles. With atomicAdd the block sums meet in a
- * chain instead. */
+/* The longest chain of float additions any element goes through: a thread's float4 in a row,
+ * their four lanes, the head and tail floats, its block's shuffles; then the last block's loop
+ * over the block sums as float4, their lanes, the 0..3 after them and the shuffles, or the
+ * gatherer's loop over every BLOCK_SIZE-th block sum and the shuffles; or atomicAdd's chain. */
 static unsigned depth(size_t n, const struct shape *shape)
 {
     if (one_block(n)) return ONE_BLOCK_VECTORS + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;

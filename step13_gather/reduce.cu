@@ -25,6 +25,8 @@
  *         or 12 from the card (reduce.h). Up to STREAMING_MOST_L2S times the L2 the loads are
  *         streaming ones (__ldcs), whose lines the caches evict first: an L2 full of another
  *         kernel's dirty lines then keeps them instead of writing them back during this one.
+ *         Past LARGE_GRID_BLOCKS blocks of 512 threads, the host takes blocks of 1024: each
+ *         block of the ticket waits once for its answer, so twice the bytes per wait.
  * Profile: per launch, one atomic per block at its start instead of a fence and an atomic at
  *         its end; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time; at
  *         n = 2^22 and 512 threads, 512 blocks of 40 registers a thread with 4 float4 (three
@@ -342,6 +344,12 @@ extern "C" unsigned grid_blocks(size_t n, unsigned threads, unsigned vectors)
 {
     size_t per_block = (size_t)threads * vectors * FLOATS_PER_VECTOR;
     return n > per_block ? (unsigned)((n + per_block - 1) / per_block) : 1;
+}
+
+extern "C" unsigned threads_for(size_t n, unsigned threads, unsigned vectors)
+{
+    bool large = grid_blocks(n, threads, vectors) > LARGE_GRID_BLOCKS;
+    return large ? (unsigned)LARGE_GRID_THREADS : threads;
 }
 
 /* FEW_VECTORS scaled by the card's bandwidth per SM over the one where they are enough, then

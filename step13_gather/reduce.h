@@ -77,6 +77,16 @@ int loads_for(size_t n, size_t l2_bytes);
 /* The grid kernel's block count for n floats: one block per threads * vectors float4. */
 unsigned grid_blocks(size_t n, unsigned threads, unsigned vectors);
 
+/* A block the ticket finishes waits for its ticket's answer (a trip to memory and back)
+ * before its SM can start the next block. Blocks of LARGE_GRID_THREADS carry twice the bytes
+ * per wait: that pays in a grid of many more blocks than fit at once, and measured slower in
+ * a smaller one (the step's NOTES.md has both). threads_for: the threads a block when
+ * --threads is not given: `threads` (the step's default) with `vectors` float4 each, or
+ * LARGE_GRID_THREADS once that grid has more than LARGE_GRID_BLOCKS blocks. A grid that large
+ * has the card's count of float4 with either size (vectors_per_thread). */
+enum { LARGE_GRID_BLOCKS = 32768, LARGE_GRID_THREADS = 1024 };
+unsigned threads_for(size_t n, unsigned threads, unsigned vectors);
+
 /* One launch, enqueued on `stream`, of `blocks` blocks of `threads` threads (32, 64, ... 1024)
  * over in[0..n), any alignment of `in`, that leaves the sum in *total. Each thread reads its
  * `vectors` float4 (FEWEST_VECTORS, FEW_VECTORS or MANY_VECTORS) once, so `blocks` must cover n:

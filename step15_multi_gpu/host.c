@@ -48,6 +48,12 @@ static size_t reduction_length(const struct gpu *g, size_t n, int gpus, int vari
     return variant == DATA_GATHERED ? n : shard_start(n, 1, gpus);
 }
 
+/* --threads where given; otherwise AUTO_THREADS, step13's choice for each launch's length. */
+static unsigned threads_asked(const struct options *o)
+{
+    return o->threads_given ? o->threads : AUTO_THREADS;
+}
+
 /* One run of the chosen way, on every GPU's stream: the combine comes after the reductions
  * (local) or before them. The total ends on every GPU (gather: on GPU 0). Each GPU's
  * launched: the kernel it ran and its own finish, or nothing. */
@@ -92,7 +98,8 @@ static bool time_alone(struct gpu *g, const struct options *o, struct input *who
     whole->copies[0] = g->shard;
     for (int run = 0; run < o->warmup + o->iters; run++) {
         if (!timer_start(&g->timer)) return false;
-        CUDA_TRY(reduce_on_stream(g->shard, whole->n, o->threads, &g->scratch, 0, &g->launched));
+        CUDA_TRY(
+            reduce_on_stream(g->shard, whole->n, threads_asked(o), &g->scratch, 0, &g->launched));
         if (!timer_stop(&g->timer, run >= o->warmup)) return false;
     }
     *alone = timer_summary(&g->timer);
@@ -120,18 +127,20 @@ static int measure(struct team *t, const struct options *o, size_t n)
     if (o->variant == DATA_GATHERED && !team_poison(t, n)) goto done;
     for (int run = 0; run < o->warmup + o->iters; run++) {
         if (!team_poison_totals(t) || !team_clock_start(t)) goto done;
-        if (!run_variant(t, n, o->threads, o->variant)) goto done;
+        if (!run_variant(t, n, threads_asked(o), o->variant)) goto done;
         if (!team_clock_stop(t, run >= o->warmup)) goto done;
     }
     report.time = team_times(t, &combine);
     if (!team_launched(t, &report.launched)) goto done;
     if (!team_total(t, o->variant, &report.result, &held)) goto done;
 
+    size_t longest = o->variant == DATA_GATHERED ? n : shard_start(n, 1, t->size);
     snprintf(report.launch, sizeof report.launch,
-             "%d shard(s) of %zu .. %zu floats; step13's kernel (--threads %u) on %s", t->size,
-             n / t->size, shard_start(n, 1, t->size), o->threads,
+             "%d shard(s) of %zu .. %zu floats; step13's kernel (%u threads a block) on %s",
+             t->size, n / t->size, shard_start(n, 1, t->size),
+             reduce_threads(longest, threads_asked(o), team_card_vectors(t)),
              o->variant == DATA_GATHERED ? "GPU 0 over all n" : "every GPU over a shard's length");
-    report_judge(&report, &whole.reference, depth(n, t, o->threads, o->variant));
+    report_judge(&report, &whole.reference, depth(n, t, threads_asked(o), o->variant));
     status = EXIT_CORRECT; /* a process that holds no total has nothing to judge */
     if (!held) goto done;
     report_print(&report, o);

@@ -20,11 +20,18 @@
 enum { WARP_LEVELS = 5 }; /* shuffles within a warp, and again over the warp sums */
 enum { LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* a float4's four lanes; the head and tail floats */
 
+unsigned reduce_threads(size_t n, unsigned threads, unsigned card)
+{
+    if (threads != AUTO_THREADS) return threads;
+    return threads_for(n, DEFAULT_THREADS, vectors_per_thread(n, DEFAULT_THREADS, card));
+}
+
 cudaError_t reduce_on_stream(const float *in, size_t n, unsigned threads, const struct scratch *s,
                              cudaStream_t stream, struct launched *launched)
 {
     if (n <= ONE_BLOCK_ELEMENTS)
         return reduce_in_one_block(in, (unsigned)n, s->total, stream, launched);
+    threads = reduce_threads(n, threads, s->card_vectors);
     unsigned vectors = vectors_per_thread(n, threads, s->card_vectors);
     return reduce_in_one_launch(in, n, s->block_sums, s->ticket_counter, s->total,
                                 grid_blocks(n, threads, vectors), threads, vectors, VARIANT_GATHER,
@@ -39,6 +46,7 @@ unsigned reduce_depth(size_t n, unsigned threads, unsigned card)
 {
     if (n <= ONE_BLOCK_ELEMENTS)
         return ONE_BLOCK_VECTORS + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    threads = reduce_threads(n, threads, card);
     unsigned vectors = vectors_per_thread(n, threads, card);
     unsigned blocks = grid_blocks(n, threads, vectors);
     size_t own = vectors + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;

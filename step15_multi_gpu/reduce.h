@@ -14,8 +14,9 @@
 extern "C" {
 #endif
 
-/* The block sizes step13's grid kernel is compiled for, and the default. */
-enum { FEWEST_THREADS = 128, MOST_THREADS = 1024, DEFAULT_THREADS = 512 };
+/* The block sizes step13's grid kernel is compiled for, and the default. AUTO_THREADS: the
+ * threads step13 takes for n without --threads (DEFAULT_THREADS, or threads_for's). */
+enum { FEWEST_THREADS = 128, MOST_THREADS = 1024, DEFAULT_THREADS = 512, AUTO_THREADS = 0 };
 
 /* Device memory the launch needs beside its input, on the GPU that runs it. */
 struct scratch {
@@ -25,6 +26,10 @@ struct scratch {
     unsigned card_vectors;    /* float4 a thread for the card: card_vectors() of step13 */
     size_t l2_bytes;          /* one card's L2, for step13's loads_for() */
 };
+
+/* The threads a block of the grid kernel for n elements: `threads`, or for AUTO_THREADS
+ * step13's choice. */
+unsigned reduce_threads(size_t n, unsigned threads, unsigned card_vectors);
 
 /* The longest chain of float additions any element goes through in reduce_on_stream over n
  * elements (docs/verification.md): what the error bound of a float total is made of. */

@@ -2,13 +2,14 @@
  * gatherer finishes the host picks 4 or 8, the fewest whose grid it still reads; for a larger
  * grid 8 or 12, from the card's bandwidth per SM (Little's law, step13_gather/reduce.h). A card
  * picks one of the last two, so --check runs every count here, and the report names the count
- * it launched. */
+ * it launched. And its --threads: 512 unless that grid is past LARGE_GRID_BLOCKS blocks. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "harness.h"
 #include "toolbox.h"
+#include "../step13_gather/reduce.h"
 
 static const double CHECK_TIMEOUT_S = 900, RUN_TIMEOUT_S = 900;
 enum { LINE_SIZE = 1024 };
@@ -112,4 +113,74 @@ Test(gpu, step13_auto_takes_the_fewest_vectors_the_gatherer_reads, .timeout = RU
                   run.out);
         finished_free(&run);
     }
+}
+
+/* The count of float4 a thread in a report's launch line "B blocks x T threads, V float4 per
+ * thread", 0 when there is none. */
+static unsigned launched_vectors(const char *out)
+{
+    const char *at = strstr(out, " threads, ");
+    unsigned vectors = 0;
+    return at != NULL && sscanf(at, " threads, %u float4 per thread", &vectors) == 1 ? vectors : 0;
+}
+
+static struct finished run_at(size_t n, const char *threads)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%zu", n);
+    if (threads == NULL)
+        return STEP_RUN(step13(), GPUS_VISIBLE, "-n", text, "--iters", "1", "--warmup", "0",
+                        "--buffers", "1", "--no-cub");
+    return STEP_RUN(step13(), GPUS_VISIBLE, "-n", text, "--iters", "1", "--warmup", "0",
+                    "--buffers", "1", "--no-cub", "--threads", threads);
+}
+
+/* Without --threads: 512 threads a block up to a grid of LARGE_GRID_BLOCKS blocks, then
+ * LARGE_GRID_THREADS, one float later; --threads 512 keeps 512 there. The border depends on
+ * the card's count of float4 a thread, read from a run at 2^27 (at most 8192 blocks of 512). */
+Test(gpu, step13_takes_1024_threads_past_the_large_grid_border, .timeout = RUN_TIMEOUT_S)
+{
+    require_gpu("step13");
+    struct finished probe = run_at((size_t)1 << 27, NULL);
+    unsigned vectors = launched_vectors(probe.out);
+    cr_assert(vectors == FEW_VECTORS || vectors == MANY_VECTORS, "the card's count:\n%s",
+              probe.out);
+    finished_free(&probe);
+    size_t border = (size_t)LARGE_GRID_BLOCKS * 512 * vectors * FLOATS_PER_VECTOR;
+    /* border is whole blocks of LARGE_GRID_THREADS too; one float more takes one block more */
+    size_t per_large_block = (size_t)LARGE_GRID_THREADS * vectors * FLOATS_PER_VECTOR;
+    unsigned past_blocks = (unsigned)(border / per_large_block + 1);
+    static const char *const DEFAULT = NULL;
+    const struct {
+        size_t n;
+        const char *threads;
+        unsigned blocks, block_size;
+    } cases[] = {
+        {border, DEFAULT, LARGE_GRID_BLOCKS, 512},
+        {border + 1, DEFAULT, past_blocks, LARGE_GRID_THREADS},
+        {border + 1, "512", LARGE_GRID_BLOCKS + 1, 512},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char launch[LINE_SIZE];
+        snprintf(launch, sizeof launch, "%u blocks x %u threads, %u float4 per thread",
+                 cases[c].blocks, cases[c].block_size, vectors);
+        struct finished run = run_at(cases[c].n, cases[c].threads);
+        cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s", run.out);
+        cr_expect(strstr(run.out, launch) != NULL, "n = %zu, --threads %s: '%s' in:\n%s",
+                  cases[c].n, cases[c].threads ? cases[c].threads : "absent", launch, run.out);
+        finished_free(&run);
+    }
+}
+
+/* --help states the rule with reduce.h's numbers. */
+Test(usage, step13_help_gives_the_large_grid_rule)
+{
+    char rule[LINE_SIZE];
+    snprintf(rule, sizeof rule, "or %d where", LARGE_GRID_THREADS);
+    struct finished run = STEP_RUN(step13(), GPUS_HIDDEN, "--help");
+    cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s", run.err);
+    cr_expect(strstr(run.out, rule) != NULL, "'%s' in:\n%s", rule, run.out);
+    snprintf(rule, sizeof rule, "more than %d blocks", LARGE_GRID_BLOCKS);
+    cr_expect(strstr(run.out, rule) != NULL, "'%s' in:\n%s", rule, run.out);
+    finished_free(&run);
 }

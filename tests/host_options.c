@@ -122,6 +122,18 @@ Test(options, default_threads_are_the_steps_own)
     cr_expect_eq(accepted(PARSE_NOTHING(&GRID), "step07").threads, 256);
 }
 
+/* A step that picks its own block size where none is given (step13 for large grids) must know
+ * whether --threads was on the command line, even when it names the default. */
+Test(options, threads_given_says_whether_threads_was_on_the_command_line)
+{
+    cr_expect_not(accepted(PARSE_NOTHING(&ONE_LAUNCH), "no arguments").threads_given);
+    cr_expect_not(ACCEPTED(&ONE_LAUNCH, "-n", "5").threads_given, "-n 5");
+    struct options o = ACCEPTED(&ONE_LAUNCH, "--threads", "512");
+    cr_expect(o.threads_given, "--threads 512, the default, is still given");
+    cr_expect_eq(o.threads, 512);
+    cr_expect(ACCEPTED(&ONE_LAUNCH, "--threads=1024").threads_given, "--threads=1024");
+}
+
 /* ---- -n ----------------------------------------------------------------------------------- */
 
 Test(options, n_takes_counts_powers_and_suffixes)
@@ -286,6 +298,18 @@ Test(options, help_lists_only_what_the_step_offers)
     cr_expect_not_null(strstr(one_launch, "atomic-add"), "%s", one_launch);
     free(plain);
     free(one_launch);
+}
+
+/* A step's own words for --threads replace the shared words, the range and the default. */
+Test(options, help_gives_the_steps_own_words_for_threads)
+{
+    struct step_info own = ONE_LAUNCH;
+    own.threads_about = "blocks of T threads, chosen by n unless given";
+    char *text = help_text(&own, "--help");
+    cr_expect_not_null(
+        strstr(text, "--threads T    blocks of T threads, chosen by n unless given\n"), "%s", text);
+    cr_expect_null(strstr(text, "128..1024"), "the shared range is gone:\n%s", text);
+    free(text);
 }
 
 /* ---- bad command lines -------------------------------------------------------------------- */
