@@ -79,11 +79,13 @@ unsigned grid_blocks(size_t n, unsigned threads, unsigned vectors);
 
 /* A block the ticket finishes waits for its ticket's answer (a trip to memory and back)
  * before its SM can start the next block. Blocks of LARGE_GRID_THREADS carry twice the bytes
- * per wait: that pays in a grid of many more blocks than fit at once, and measured slower in
- * a smaller one (the step's NOTES.md has both). threads_for: the threads a block when
- * --threads is not given: `threads` (the step's default) with `vectors` float4 each, or
- * LARGE_GRID_THREADS once that grid has more than LARGE_GRID_BLOCKS blocks. A grid that large
- * has the card's count of float4 with either size (vectors_per_thread). */
+ * per wait. On H200s that paid from 2^30 floats and was mixed below, from 1.3 points slower to
+ * 0.8 faster depending on the host (the step's NOTES.md): LARGE_GRID_BLOCKS puts the border at
+ * 2^30 with 8 or 12 float4 a thread. threads_for: the threads a block when --threads is not
+ * given, whatever the variant (as for the float4): `threads` (the step's default) with
+ * `vectors` float4 each, or LARGE_GRID_THREADS once that grid has more than LARGE_GRID_BLOCKS
+ * blocks. A grid that large has the card's count of float4 with either size
+ * (vectors_per_thread). */
 enum { LARGE_GRID_BLOCKS = 32768, LARGE_GRID_THREADS = 1024 };
 unsigned threads_for(size_t n, unsigned threads, unsigned vectors);
 
