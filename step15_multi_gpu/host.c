@@ -19,6 +19,9 @@ static const struct step_info STEP = {
     .min_threads = FEWEST_THREADS,
     .max_threads = MOST_THREADS,
     .default_threads = DEFAULT_THREADS,
+    .threads_about =
+        "threads per block, a power of two in 128..1024   [as step13: 512, or 1024\n"
+        "                 where 512 would make a shard's grid of more than 32768 blocks]",
     .variants =
         (const struct variant[]){
             {"local", "each GPU reduces its shard; ncclAllReduce adds one float per GPU"},

@@ -127,6 +127,8 @@ Test(step15, help_lists_gpus_and_every_variant)
     cr_expect_eq(o.exit_code, EXIT_CORRECT, "--help: exit %d", o.exit_code);
     cr_expect(strstr(o.out, "usage: step15/run") != NULL, "--help:\n%s", o.out);
     cr_expect(strstr(o.out, "--gpus K") != NULL, "--help does not offer --gpus:\n%s", o.out);
+    cr_expect(strstr(o.out, "[as step13: 512, or 1024") != NULL,
+              "--help does not give step13's block sizes:\n%s", o.out);
     for (int v = 0; v < VARIANT_COUNT; v++)
         cr_expect(strstr(o.out, VARIANTS[v]) != NULL, "--help does not list variant %s:\n%s",
                   VARIANTS[v], o.out);
@@ -269,6 +271,36 @@ Test(step15, the_report_has_the_multi_gpu_lines, .timeout = GPU_TEST_TIMEOUT_S)
                   LINES[l] + 1, o.out);
     cr_expect(strstr(o.out, "-> CORRECT") != NULL, "the report's verdict:\n%s", o.out);
     finished_free(&o);
+}
+
+/* Without --threads each GPU takes step13's block size for its shard: 512 at 2^28 floats, 1024
+ * at 2^30 (past 32768 blocks of 512 with 8 or 12 float4 a thread, the counts step13 picks);
+ * --threads 512 keeps 512. The launch line names the size the kernel ran with. */
+Test(step15, one_gpu_takes_step13s_block_size_unless_threads_is_given,
+     .timeout = GPU_TEST_TIMEOUT_S)
+{
+    static const struct {
+        const char *n, *threads, *named;
+    } CASES[] = {
+        {"2^28", NULL, "step13's kernel (512 threads a block)"},
+        {"2^30", NULL, "step13's kernel (1024 threads a block)"},
+        {"2^30", "512", "step13's kernel (512 threads a block)"},
+    };
+    require_gpu(STEP15.name);
+    for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
+        struct finished o = CASES[c].threads == NULL
+                                ? RUN(GPUS_VISIBLE, "--gpus", "1", "-n", CASES[c].n, "--iters", "1",
+                                      "--warmup", "0", "--buffers", "1", "--no-cub")
+                                : RUN(GPUS_VISIBLE, "--gpus", "1", "-n", CASES[c].n, "--iters", "1",
+                                      "--warmup", "0", "--buffers", "1", "--no-cub", "--threads",
+                                      CASES[c].threads);
+        cr_expect_eq(o.exit_code, EXIT_CORRECT, "-n %s: exit %d\n%s", CASES[c].n, o.exit_code,
+                     o.err);
+        cr_expect(strstr(o.out, CASES[c].named) != NULL, "-n %s --threads %s: no '%s' in:\n%s",
+                  CASES[c].n, CASES[c].threads ? CASES[c].threads : "absent", CASES[c].named,
+                  o.out);
+        finished_free(&o);
+    }
 }
 
 /* ---- under mpirun ---------------------------------------------------------------------- */
