@@ -78,9 +78,9 @@ static unsigned blocks_for(size_t n, const struct shape *shape)
     return one_block(n) ? 1 : grid_blocks(n, shape->threads, shape->vectors);
 }
 
-/* The one launch: for a small n the one block; otherwise the grid, whose gatherer (past
- * GATHER_MOST_BLOCKS blocks, the block that takes the last ticket) adds the block sums and
- * leaves the total on the device. atomic-add needs the total zeroed first, and that is part
+/* The one launch: for a small n the one block; otherwise the grid, whose finish (finish_for:
+ * the gatherer, past GATHER_MOST_BLOCKS blocks the bins, or the ticket's last block) leaves
+ * the total on the device. atomic-add needs the total zeroed first, and that is part
  * of its cost. *launched names the kernel and its finish, for the report. */
 static bool reduce(const float *input, size_t n, const struct shape *shape,
                    const struct launch_scratch *s, struct launched *launched)
@@ -94,9 +94,11 @@ static bool reduce(const float *input, size_t n, const struct shape *shape,
                                         shape->variant, shape->loads, 0, launched));
 }
 
-/* The report's launch line: which kernel ran, and its shape. */
+/* The report's launch line: which kernel ran, its shape, and why the gather did not finish
+ * (the finish line names the one that did). */
 static void describe_launch(struct report *report, size_t n, const struct shape *shape)
 {
+    int finish = finish_for(blocks_for(n, shape), shape->variant);
     if (one_block(n))
         snprintf(report->launch, sizeof report->launch,
                  "1 block x %d threads, %d float4 per thread: the one-block kernel "
@@ -106,9 +108,7 @@ static void describe_launch(struct report *report, size_t n, const struct shape 
         snprintf(report->launch, sizeof report->launch,
                  "%u blocks x %u threads, %d float4 per thread, all in flight at once; 1 launch%s",
                  blocks_for(n, shape), shape->threads, shape->vectors,
-                 shape->variant == VARIANT_GATHER && !gathers(blocks_for(n, shape), shape->variant)
-                     ? " (more blocks than the gatherer reads: the ticket finishes)"
-                     : "");
+                 finish == shape->variant ? "" : " (more blocks than the gatherer reads)");
 }
 
 /* The depth of the error bound (the longest chain of additions): at the end of the file. */
@@ -214,17 +214,10 @@ int main(int argc, char **argv)
 enum { WARP_LEVELS = 5, LANE_LEVELS = 2, EDGE_LEVELS = 1 }; /* shuffles; float4 lanes; edges */
 
 /* The longest chain of float additions any element goes through: a thread's float4 in a row,
- * their four lanes, the head and tail floats, its block's shuffles; then the last block's loop
- * over the block sums as float4, their lanes, the 0..3 after them and the shuffles, or the
- * gatherer's loop over every BLOCK_SIZE-th block sum and the shuffles; or atomicAdd's chain. */
+ * their four lanes, the head and tail floats, its block's shuffles; then the finish's chain. */
 static unsigned depth(size_t n, const struct shape *shape)
 {
     if (one_block(n)) return ONE_BLOCK_VECTORS + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
-    size_t blocks = blocks_for(n, shape), per_round = (size_t)shape->threads * FLOATS_PER_VECTOR;
-    size_t own = shape->vectors + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
-    size_t last = (blocks + per_round - 1) / per_round + LANE_LEVELS + EDGE_LEVELS +
-                  2 * WARP_LEVELS;
-    size_t gathered = (blocks + shape->threads - 1) / shape->threads + 2 * WARP_LEVELS;
-    if (gathers((unsigned)blocks, shape->variant)) return (unsigned)(own + gathered);
-    return (unsigned)(own + (shape->variant == VARIANT_ATOMIC_ADD ? blocks : last));
+    unsigned own = shape->vectors + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    return own + finish_depth(blocks_for(n, shape), shape->threads, shape->variant);
 }

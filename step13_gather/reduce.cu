@@ -5,30 +5,33 @@
  *         reached memory, the atomic waits for its answer, and the last block then reads every
  *         sum. Those three trips to memory, one after another, follow the last block's loads,
  *         so they add their latency to every launch, whatever n is.
- * Here:   each block draws a ticket when it starts (a relaxed atomicAdd that overlaps its
- *         loads), and publishes its sum as one 64-bit word: the float's bits beside a flag
- *         that says "written". A word is stored whole, so whoever sees the flag sees the sum,
- *         and no fence is needed. The block that drew the last ticket knows that every other
- *         block has started, so they will all finish: it waits for their words (all or nearly
- *         all there by the time it has done its own loads), adds them in index order, the
- *         same order on every run, and clears them for the next launch. One block reading
- *         every word costs more than the ticket's trips once there are thousands of them:
- *         past GATHER_MOST_BLOCKS blocks the ticket finishes, writing its plain float sums
- *         past the gatherer's words, so that it has nothing to clear. The ticket alone stays
- *         as --variant ticket, to be measured beside it. And the float4 each thread keeps in
- *         flight are not step12's fixed 8. Whatever the variant, the host takes the fewest
- *         of 4 and 8 that make a grid of at most GATHER_MOST_BLOCKS blocks (one the gatherer
- *         can read): with 4, the same bytes in twice the blocks, with fewer registers, so more
- *         of them fit on an SM and, once there are more than fit, the gatherer starts after
- *         most have finished. A larger grid takes the card's count: a card with more
- *         bandwidth per SM needs more bytes on their way (Little's law), so the host picks 8
- *         or 12 from the card (reduce.h). Up to STREAMING_MOST_L2S times the L2 the loads are
- *         streaming ones (__ldcs), whose lines the caches evict first: an L2 full of another
- *         kernel's dirty lines then keeps them instead of writing them back during this one.
- *         Past LARGE_GRID_BLOCKS blocks of 512 threads, the host takes blocks of 1024: each
- *         block of the ticket waits once for its answer, so twice the bytes per wait.
+ * Here:   each block draws a ticket when it starts (a relaxed atomicAdd that overlaps its loads),
+ *         and publishes its sum as one 64-bit word: the float's bits beside a flag that says
+ *         "written". A word is stored whole, so whoever sees the flag sees the sum, and no fence is
+ *         needed. The block that drew the last ticket knows that every other block has started, so
+ *         they will all finish: it waits for their words (all or nearly all there by the time it
+ *         has done its own loads), adds them in index order, the same order on every run, and
+ *         clears them for the next launch. One block reading every word costs more than the
+ *         ticket's trips once there are thousands of them, so past GATHER_MOST_BLOCKS blocks each
+ *         block adds its sum, with one relaxed atomic, into a bin: a 64-bit integer per exponent
+ *         that holds the sum of the significands added to it and how many were. Integers add
+ *         exactly, in any order, so the bins end with the same bits on every run; the block that
+ *         drew the last ticket reads the 258 bins until their counts make the grid, and turns them
+ *         into the total. The ticket alone stays as --variant ticket, to be measured beside it. And
+ *         the float4 each thread keeps in flight are not step12's fixed 8. Whatever the variant,
+ *         the host takes the fewest of 4 and 8 that make a grid of at most GATHER_MOST_BLOCKS
+ *         blocks (one the gatherer can read): with 4, the same bytes in twice the blocks, with
+ *         fewer registers, so more of them fit on an SM and, once there are more than fit, the
+ *         gatherer starts after most have finished. A larger grid takes the card's count: a card
+ *         with more bandwidth per SM needs more bytes on their way (Little's law), so the host
+ *         picks 8 or 12 from the card (reduce.h). Up to STREAMING_MOST_L2S times the L2 the loads
+ *         are streaming ones (__ldcs), whose lines the caches evict first: an L2 full of another
+ *         kernel's dirty lines then keeps them instead of writing them back during this one. Past
+ *         LARGE_GRID_BLOCKS blocks of 512 threads, the host takes blocks of 1024 (a rule the ticket
+ *         set: each of its blocks waits once for its answer).
  * Profile: per launch, one atomic per block at its start instead of a fence and an atomic at
- *         its end; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time; at
+ *         its end, and past GATHER_MOST_BLOCKS one more, a 64-bit RED that nothing waits
+ *         for; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time; at
  *         n = 2^22 and 512 threads, 512 blocks of 40 registers a thread with 4 float4 (three
  *         an SM at a time) where 8 make 256 blocks of 50 (two an SM, all at once); with 12,
  *         more registers and fewer blocks an SM, the same bytes in flight per SM but in
@@ -36,6 +39,7 @@
  *         DRAM writes during the kernel after a --flush write. */
 #include <stdint.h>
 #include <cuda/atomic>
+#include <math_constants.h>
 
 #include "reduce.h"
 #include "toolbox.h"
@@ -227,6 +231,101 @@ static __device__ float gather_block_sums(unsigned long long *tagged_sums, unsig
     return sum;
 }
 
+/* A block sum as the bins hold it: its float's significand as a signed integer, times
+ * 2^COUNT_BITS, plus 1 for the count. The significand's scale is its bin's: the float's
+ * exponent field (subnormals share bin 1's scale). Infinities and NaNs add only a count, to a
+ * bin of their own. Integers add in any order to the same bits, so the bins' words do not
+ * depend on which block adds first. */
+enum { SIGNIFICAND_BITS = 23, EXPONENT_FIELD = 0xff, SIGN_SHIFT = 31, FLOAT_EXPONENT_BIAS = 127 };
+/* A significand in bin b (b >= 1) counts units of 2^(b - SCALE_OFFSET). */
+enum { SCALE_OFFSET = FLOAT_EXPONENT_BIAS + SIGNIFICAND_BITS };
+static constexpr unsigned long long ONE_COUNT = 1, COUNT_MASK = (1ull << COUNT_BITS) - 1;
+static constexpr long long PER_SIGNIFICAND = 1ll << COUNT_BITS;
+
+static __device__ void add_to_bins(unsigned long long *bins, float sum)
+{
+    unsigned bits = __float_as_uint(sum), exponent = bits >> SIGNIFICAND_BITS & EXPONENT_FIELD;
+    unsigned fraction = bits & ((1u << SIGNIFICAND_BITS) - 1);
+    bool negative = bits >> SIGN_SHIFT;
+    unsigned bin = exponent;
+    long long significand = 0;
+    if (exponent == EXPONENT_FIELD)
+        bin = fraction ? NAN_BIN : negative ? MINUS_INFINITY_BIN : PLUS_INFINITY_BIN;
+    else
+        significand = exponent ? fraction | 1u << SIGNIFICAND_BITS : fraction;
+    long long scaled = (negative ? -significand : significand) * PER_SIGNIFICAND;
+    published_sum(bins[bin]).fetch_add((unsigned long long)scaled + ONE_COUNT,
+                                       cuda::memory_order_relaxed);
+}
+
+enum { BINS_PER_LANE = (BINS + WARP_SIZE - 1) / WARP_SIZE };
+enum { DOUBLE_EXPONENT_BIAS = 1023, DOUBLE_EXPONENT_SHIFT = 20 }; /* in the double's high word */
+
+/* 2^exponent as a double, built from its bits, for an exponent a double holds as a normal
+ * number (every bin's is): one multiply scales a bin, where ldexp() would check its range. */
+static __device__ double power_of_two(int exponent)
+{
+    return __hiloint2double((exponent + DOUBLE_EXPONENT_BIAS) << DOUBLE_EXPONENT_SHIFT, 0);
+}
+
+static __device__ unsigned warp_total(unsigned value)
+{
+#pragma unroll
+    for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+        value += __shfl_xor_sync(FULL_WARP_MASK, value, offset);
+    return value;
+}
+
+/* In warp 0 of the block that drew the last ticket: lane l reads bins l, l + 32, ... until
+ * their counts add up to the grid. Then every block has added, and since a word's count and
+ * its significands change in one atomic, every word is final. */
+static __device__ void wait_for_bins(unsigned long long *bins, unsigned long long *word)
+{
+    unsigned counted;
+    do {
+        counted = 0;
+#pragma unroll
+        for (unsigned k = 0; k < BINS_PER_LANE; k++) {
+            unsigned bin = threadIdx.x + k * WARP_SIZE;
+            word[k] = bin < BINS ? published_sum(bins[bin]).load(cuda::memory_order_relaxed) : 0;
+            counted += (unsigned)(word[k] & COUNT_MASK);
+        }
+    } while (warp_total(counted) != gridDim.x);
+}
+
+/* The total of the final words: each finite bin becomes a double exactly (significands times
+ * its power of two), the warp adds them in a fixed order, and the double rounds to a float
+ * once. A NaN, or infinities of both signs, make a NaN, as float additions would. The bins
+ * are left 0 for the next launch. */
+static __device__ float total_of_bins(unsigned long long *bins)
+{
+    unsigned long long word[BINS_PER_LANE];
+    wait_for_bins(bins, word);
+    double sum = 0.0;
+    bool nan = false, plus_infinity = false, minus_infinity = false;
+#pragma unroll
+    for (unsigned k = 0; k < BINS_PER_LANE; k++) {
+        unsigned bin = threadIdx.x + k * WARP_SIZE;
+        unsigned long long count = word[k] & COUNT_MASK;
+        long long significands = (long long)(word[k] - count) / PER_SIGNIFICAND;
+        if (bin < FINITE_BINS && significands != 0)
+            sum += (double)significands * power_of_two((int)(bin > 1 ? bin : 1) - SCALE_OFFSET);
+        nan = nan || (bin == NAN_BIN && count);
+        plus_infinity = plus_infinity || (bin == PLUS_INFINITY_BIN && count);
+        minus_infinity = minus_infinity || (bin == MINUS_INFINITY_BIN && count);
+        if (word[k] != 0) bins[bin] = 0;
+    }
+#pragma unroll
+    for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+        sum += __shfl_xor_sync(FULL_WARP_MASK, sum, offset);
+    nan = __any_sync(FULL_WARP_MASK, nan);
+    plus_infinity = __any_sync(FULL_WARP_MASK, plus_infinity);
+    minus_infinity = __any_sync(FULL_WARP_MASK, minus_infinity);
+    if (nan || (plus_infinity && minus_infinity)) return CUDART_NAN_F;
+    if (plus_infinity || minus_infinity) return plus_infinity ? CUDART_INF_F : -CUDART_INF_F;
+    return (float)sum;
+}
+
 template <unsigned BLOCK_SIZE, unsigned VECTORS, int VARIANT, int LOADS = CACHED_LOADS>
 __global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in, size_t n,
                                                                 float *block_sums,
@@ -236,10 +335,23 @@ __global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in,
     __shared__ unsigned start_ticket;
     unsigned drawn = 0;
     /* Drawn before the loads are issued, used after them: the loads do not wait for it. */
-    if (VARIANT == VARIANT_GATHER && threadIdx.x == 0) drawn = atomicAdd(ticket_counter, 1u);
+    const bool starts = VARIANT == VARIANT_GATHER || VARIANT == VARIANT_BINS;
+    if (starts && threadIdx.x == 0) drawn = atomicAdd(ticket_counter, 1u);
     float sum = thread_sum<BLOCK_SIZE, VECTORS, LOADS>(in, n);
-    if (VARIANT == VARIANT_GATHER && threadIdx.x == 0) start_ticket = drawn;
+    if (starts && threadIdx.x == 0) start_ticket = drawn;
     sum = block_sum<BLOCK_SIZE>(sum);
+    if (VARIANT == VARIANT_BINS) {
+        /* The bins are the gatherer's first words: a grid this large never gathers. */
+        unsigned long long *bins = reinterpret_cast<unsigned long long *>(block_sums);
+        if (threadIdx.x == 0) add_to_bins(bins, sum);
+        if (start_ticket != gridDim.x - 1 || threadIdx.x >= WARP_SIZE) return;
+        sum = total_of_bins(bins);
+        if (threadIdx.x == 0) {
+            *total = sum;
+            *ticket_counter = 0; /* every block has added: nobody draws again */
+        }
+        return;
+    }
     if (VARIANT == VARIANT_GATHER) {
         /* start_ticket was written before block_sum's barrier, so every thread reads it. */
         unsigned long long *tagged_sums = reinterpret_cast<unsigned long long *>(block_sums);
@@ -304,15 +416,16 @@ struct named_kernel {
  * each variant, with each kind of load. */
 struct instantiation {
     unsigned block_size, vectors;
-    struct named_kernel by_variant[3], streaming_by_variant[3];
+    struct named_kernel by_variant[4], streaming_by_variant[4];
 };
 #define VARIANTS(size, vectors)                                                                    \
     {                                                                                              \
         {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_GATHER>), "gather"},             \
             {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_TICKET>),                    \
              "atomic_ref ticket"},                                                                 \
+            {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_ATOMIC_ADD>), "atomicAdd"},  \
         {                                                                                          \
-            KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_ATOMIC_ADD>), "atomicAdd"     \
+            KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_BINS>), "exact bins"          \
         }                                                                                          \
     }
 #define STREAMING_VARIANTS(size, vectors)                                                          \
@@ -321,10 +434,12 @@ struct instantiation {
          "gather"},                                                                                \
             {KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_TICKET, STREAMING_LOADS>),   \
              "atomic_ref ticket"},                                                                 \
+            {KERNEL_AND_NAME(                                                                      \
+                 reduce_last_block<size, vectors, VARIANT_ATOMIC_ADD, STREAMING_LOADS>),           \
+             "atomicAdd"},                                                                         \
         {                                                                                          \
-            KERNEL_AND_NAME(                                                                       \
-                reduce_last_block<size, vectors, VARIANT_ATOMIC_ADD, STREAMING_LOADS>),            \
-                "atomicAdd"                                                                        \
+            KERNEL_AND_NAME(reduce_last_block<size, vectors, VARIANT_BINS, STREAMING_LOADS>),      \
+                "exact bins"                                                                       \
         }                                                                                          \
     }
 #define BOTH_LOADS(size, vectors)                                                                  \
@@ -398,10 +513,32 @@ extern "C" bool launch_scratch_poison(const struct launch_scratch *s)
 }
 
 /* One block reads every published word: past GATHER_MOST_BLOCKS of them that read costs more
- * than the ticket's three trips, and the ticket finishes instead. */
-extern "C" bool gathers(unsigned blocks, int variant)
+ * than the blocks' adds into the bins, which finish instead, up to BINS_MOST_BLOCKS (then the
+ * ticket). Every other variant runs as asked. */
+extern "C" int finish_for(unsigned blocks, int variant)
 {
-    return variant == VARIANT_GATHER && blocks <= GATHER_MOST_BLOCKS;
+    if (variant != VARIANT_GATHER || blocks <= GATHER_MOST_BLOCKS) return variant;
+    return blocks <= BINS_MOST_BLOCKS ? VARIANT_BINS : VARIANT_TICKET;
+}
+
+/* Chains of float additions, for the error bound (docs/verification.md): a warp's shuffles, a
+ * float4's lanes, the 0..3 floats after the last whole float4; the bins' two: their double's
+ * additions (all together far below one float rounding), then that rounding. */
+enum { WARP_LEVELS = 5, LANE_LEVELS = 2, EDGE_LEVELS = 1, BINS_LEVELS = 2 };
+
+extern "C" unsigned finish_depth(unsigned blocks, unsigned threads, int variant)
+{
+    unsigned per_round = threads * FLOATS_PER_VECTOR;
+    switch (finish_for(blocks, variant)) {
+    case VARIANT_GATHER:
+        return (blocks + threads - 1) / threads + 2 * WARP_LEVELS;
+    case VARIANT_BINS:
+        return BINS_LEVELS;
+    case VARIANT_ATOMIC_ADD:
+        return blocks;
+    default:
+        return (blocks + per_round - 1) / per_round + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    }
 }
 
 extern "C" int loads_for(size_t n, size_t l2_bytes)
@@ -417,7 +554,7 @@ extern "C" cudaError_t reduce_in_one_launch(const float *in, size_t n, float *bl
 {
     if (variant < VARIANT_GATHER || variant > VARIANT_ATOMIC_ADD) return cudaErrorInvalidValue;
     if (loads != CACHED_LOADS && loads != STREAMING_LOADS) return cudaErrorInvalidValue;
-    if (variant == VARIANT_GATHER && !gathers(blocks, variant)) variant = VARIANT_TICKET;
+    variant = finish_for(blocks, variant);
     for (const struct instantiation &instance : KERNELS) {
         if (instance.block_size != threads || instance.vectors != vectors) continue;
         /* After the scratch's latest launch, whatever its stream (reduce.h). */

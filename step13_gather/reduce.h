@@ -36,13 +36,22 @@ unsigned vectors_per_thread(size_t n, unsigned threads, unsigned card);
 enum { ONE_BLOCK_THREADS = 256, ONE_BLOCK_VECTORS = 4 };
 enum { ONE_BLOCK_ELEMENTS = ONE_BLOCK_THREADS * ONE_BLOCK_VECTORS * FLOATS_PER_VECTOR };
 
-/* The order of host.c's variants: how the blocks of one launch agree on who finishes. */
-enum { VARIANT_GATHER, VARIANT_TICKET, VARIANT_ATOMIC_ADD };
-/* The most blocks whose sums the gatherer reads; a larger grid finishes with the ticket. */
+/* The order of host.c's variants: how the blocks of one launch agree on who finishes. Then
+ * VARIANT_BINS, which no option names: the gather's finish for a grid too large to gather. */
+enum { VARIANT_GATHER, VARIANT_TICKET, VARIANT_ATOMIC_ADD, VARIANT_BINS };
+/* The most blocks whose sums the gatherer reads; up to BINS_MOST_BLOCKS, a larger grid adds
+ * them into the bins, and past that the ticket finishes. */
 enum { GATHER_MOST_BLOCKS = 2048 };
-/* block_sums holds the gatherer's GATHER_MOST_BLOCKS 64-bit words (two floats each), then the
- * ticket's plain float sums, one per block: the ticket never writes where the gatherer reads,
- * so it leaves nothing to clear. The offset, in floats, is a multiple of 4: float4 reads. */
+/* The bins: one 64-bit word per exponent field of a finite float (a subnormal's is 0), then
+ * one each for NaN, +inf and -inf. A word's low COUNT_BITS count the blocks that added to it;
+ * the bits above hold the sum of their signed 24-bit significands. With at most
+ * BINS_MOST_BLOCKS blocks neither part can overflow into the other or out of the word:
+ * 2^19 x 2^24 = 2^43, and a sign, fit in the 44 bits above the count. */
+enum { FINITE_BINS = 255, NAN_BIN = 255, PLUS_INFINITY_BIN, MINUS_INFINITY_BIN, BINS };
+enum { COUNT_BITS = 20, BINS_MOST_BLOCKS = 1 << 19 };
+/* block_sums holds the gatherer's GATHER_MOST_BLOCKS 64-bit words (two floats each; the bins
+ * are the first BINS of them), then the ticket's plain float sums, one per block: the ticket
+ * never writes where the gatherer reads, so it leaves nothing to clear. The offset, in floats, is a multiple of 4: float4 reads. */
 enum { TICKET_SUMS_OFFSET = GATHER_MOST_BLOCKS * 2 };
 
 /* The bytes of block_sums for a launch of `blocks` blocks, with any variant. */
@@ -62,8 +71,15 @@ void launch_scratch_free(struct launch_scratch *scratch);
  * wrote cannot pass for this launch's. */
 bool launch_scratch_poison(const struct launch_scratch *scratch);
 
-/* Whether a launch of `blocks` blocks with `variant` finishes by gathering. */
-bool gathers(unsigned blocks, int variant);
+/* The finish that a launch of `blocks` blocks with `variant` runs: the variant itself, or for
+ * the gather past GATHER_MOST_BLOCKS blocks VARIANT_BINS, and past BINS_MOST_BLOCKS
+ * VARIANT_TICKET. */
+int finish_for(unsigned blocks, int variant);
+/* The longest chain of float additions a block sum goes through in that finish, for the error
+ * bound: the gatherer's loop over every threads-th sum and its shuffles; the bins', which add
+ * the sums exactly and round once; the ticket's last block's loop over the sums as float4
+ * and its shuffles; or atomicAdd's chain, one a block. */
+unsigned finish_depth(unsigned blocks, unsigned threads, int variant);
 
 /* How the grid kernel reads its input: through the read-only path, or as streaming data that
  * the caches evict first. Streaming pays while the input is at most STREAMING_MOST_L2S times
@@ -85,7 +101,9 @@ unsigned grid_blocks(size_t n, unsigned threads, unsigned vectors);
  * given, whatever the variant (as for the float4): `threads` (the step's default) with
  * `vectors` float4 each, or LARGE_GRID_THREADS once that grid has more than LARGE_GRID_BLOCKS
  * blocks. A grid that large has the card's count of float4 with either size
- * (vectors_per_thread). */
+ * (vectors_per_thread). The gather's bins, which finish such grids, make no block wait: with
+ * them the two sizes measured level at 2^30 and 2^32 on an H200 (NOTES.md), and the border
+ * stays where the ticket put it. */
 enum { LARGE_GRID_BLOCKS = 32768, LARGE_GRID_THREADS = 1024 };
 unsigned threads_for(size_t n, unsigned threads, unsigned vectors);
 
@@ -106,7 +124,7 @@ unsigned threads_for(size_t n, unsigned threads, unsigned vectors);
  * launches on one scratch run one after another whatever their streams; launches meant to
  * overlap need a scratch each.
  * *launched: the kernel that ran and its finish, as reduce.cu names them (a gather
- * too large for the gatherer runs the ticket). */
+ * too large for the gatherer runs finish_for's). */
 cudaError_t reduce_in_one_launch(const float *in, size_t n, float *block_sums,
                                  unsigned *ticket_counter, float *total, unsigned blocks,
                                  unsigned threads, unsigned vectors, int variant, int loads,

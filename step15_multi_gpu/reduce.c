@@ -39,20 +39,13 @@ cudaError_t reduce_on_stream(const float *in, size_t n, unsigned threads, const 
 }
 
 /* As step13's host.c counts it: a thread's float4 in a row, their lanes, the head and tail
- * floats, the block's shuffles; then the gatherer's loop over every threads-th block sum and
- * its shuffles, or, for a grid too large to gather, the last block's loop over the sums as
- * float4, their lanes, the 0..3 after them and its shuffles. */
+ * floats, the block's shuffles; then the chain of the finish that ran (finish_depth). */
 unsigned reduce_depth(size_t n, unsigned threads, unsigned card)
 {
     if (n <= ONE_BLOCK_ELEMENTS)
         return ONE_BLOCK_VECTORS + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
     threads = reduce_threads(n, threads, card);
     unsigned vectors = vectors_per_thread(n, threads, card);
-    unsigned blocks = grid_blocks(n, threads, vectors);
-    size_t own = vectors + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
-    size_t gathered = (blocks + threads - 1) / threads + 2 * WARP_LEVELS;
-    size_t per_round = (size_t)threads * FLOATS_PER_VECTOR;
-    size_t last = (blocks + per_round - 1) / per_round + LANE_LEVELS + EDGE_LEVELS +
-                  2 * WARP_LEVELS;
-    return (unsigned)(own + (gathers(blocks, VARIANT_GATHER) ? gathered : last));
+    unsigned own = vectors + LANE_LEVELS + EDGE_LEVELS + 2 * WARP_LEVELS;
+    return own + finish_depth(grid_blocks(n, threads, vectors), threads, VARIANT_GATHER);
 }

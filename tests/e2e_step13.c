@@ -72,9 +72,9 @@ static const char *kernel_line(const char *out, char *line, size_t size)
     return "";
 }
 
-/* Past the gatherer's grids (2^26 floats) the kernel that ran is the ticket's, instantiated
- * for the count given: the report's kernel line names it as reduce.cu does, from the launcher,
- * not from the host's request. */
+/* Past the gatherer's grids (2^26 floats) the kernel that ran is the bins', instantiated for
+ * the count given: the report's kernel line names it as reduce.cu does, from the launcher, not
+ * from the host's request. */
 Test(gpu, step13_launch_line_names_the_vectors_it_ran, .timeout = RUN_TIMEOUT_S)
 {
     static const char *const NAMES[COUNT_COUNT] = {"FEWEST_VECTORS", "FEW_VECTORS", "MANY_VECTORS"};
@@ -83,8 +83,8 @@ Test(gpu, step13_launch_line_names_the_vectors_it_ran, .timeout = RUN_TIMEOUT_S)
         char expected[LINE_SIZE], line[LINE_SIZE];
         struct finished run = STEP_RUN(step13(), GPUS_VISIBLE, "-n", "2^26", "--iters", "2",
                                        "--no-cub", "--threads", "512", "--vectors", COUNTS[c]);
-        snprintf(expected, sizeof expected, "reduce_last_block<512, %s, VARIANT_TICKET%s>",
-                 NAMES[c], step13_loads_suffix((size_t)1 << 26));
+        snprintf(expected, sizeof expected, "reduce_last_block<512, %s, VARIANT_BINS%s>", NAMES[c],
+                 step13_loads_suffix((size_t)1 << 26));
         cr_expect_eq(run.exit_code, EXIT_CORRECT, "%s", run.out);
         cr_expect_str_eq(kernel_line(run.out, line, sizeof line), expected, "--vectors %s:\n%s",
                          COUNTS[c], run.out);

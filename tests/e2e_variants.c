@@ -170,20 +170,20 @@ Test(variants, a_host_finish_reports_the_host, .timeout = RUN_TIMEOUT_S)
 }
 
 /* 2^22 floats at 32 threads are 4096 blocks of step13 with 8 float4 a thread (2731 with 12),
- * more than its gatherer reads: the gather variant launches the ticket's kernel, with the
- * card's count of float4, and says so. */
-Test(variants, step13_gather_past_its_limit_reports_the_ticket, .timeout = RUN_TIMEOUT_S)
+ * more than its gatherer reads: the gather variant launches the bins' kernel, with the card's
+ * count of float4, and says so. */
+Test(variants, step13_gather_past_its_limit_reports_the_bins, .timeout = RUN_TIMEOUT_S)
 {
     require_gpu("step13");
     char line[LINE_SIZE], *fields[CSV_COLUMNS];
     struct finished run = csv_run(ladder_step("step13"), "gather", "2^22", "32", line, fields);
     char few[LINE_SIZE], many[LINE_SIZE];
     const char *loads = step13_loads_suffix((size_t)1 << 22);
-    snprintf(few, sizeof few, "reduce_last_block<32, FEW_VECTORS, VARIANT_TICKET%s>", loads);
-    snprintf(many, sizeof many, "reduce_last_block<32, MANY_VECTORS, VARIANT_TICKET%s>", loads);
+    snprintf(few, sizeof few, "reduce_last_block<32, FEW_VECTORS, VARIANT_BINS%s>", loads);
+    snprintf(many, sizeof many, "reduce_last_block<32, MANY_VECTORS, VARIANT_BINS%s>", loads);
     cr_expect(strcmp(fields[COL_KERNEL], few) == 0 || strcmp(fields[COL_KERNEL], many) == 0,
               "kernel %s", fields[COL_KERNEL]);
-    cr_expect_str_eq(fields[COL_FINISH], "atomic_ref ticket");
+    cr_expect_str_eq(fields[COL_FINISH], "exact bins");
     finished_free(&run);
 }
 
