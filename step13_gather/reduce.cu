@@ -254,8 +254,10 @@ static __device__ void add_to_bins(unsigned long long *bins, float sum)
     else
         significand = exponent ? fraction | 1u << SIGNIFICAND_BITS : fraction;
     long long scaled = (negative ? -significand : significand) * PER_SIGNIFICAND;
-    published_sum(bins[bin]).fetch_add((unsigned long long)scaled + ONE_COUNT,
-                                       cuda::memory_order_relaxed);
+    /* atomicAdd is relaxed at device scope, as the loads that wait for it; on a pointer the
+     * compiler knows is global and with its answer unused, it becomes a RED that the thread
+     * does not wait for (an atomic_ref's fetch_add here compiled to a generic ATOM). */
+    atomicAdd(&bins[bin], (unsigned long long)scaled + ONE_COUNT);
 }
 
 enum { BINS_PER_LANE = (BINS + WARP_SIZE - 1) / WARP_SIZE };
