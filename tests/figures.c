@@ -4,6 +4,8 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -570,6 +572,77 @@ Test(figures, step13_trips_to_memory_match_its_header)
     cr_expect_not_null(strstr(header, phrase), "%s does not say \"%s\"", path, phrase);
     cr_expect_eq(count_of(counts, "step13.trips_after_last_loads.gather"), 1);
     free(header);
+    free(counts);
+}
+
+/* step13's bins, worked out here from the figure's own block sums: each sum's bin (its
+ * exponent field) and signed significand as add_to_bins takes them from the float's bits, each
+ * bin's significands and count, the total they give, and the float sums in the figure's two
+ * orders, which differ where the bins do not. */
+enum { SIGNIFICAND_BITS = 23, EXPONENT_FIELD = 0xff, SCALE_OFFSET = 127 + 23, EXPONENTS = 256 };
+
+static int parsed_doubles(const char *text, double *values, int most)
+{
+    int count = 0;
+    char *end;
+    for (double value = strtod(text, &end); end != text && count < most;
+         value = strtod(text, &end)) {
+        values[count++] = value;
+        text = end;
+    }
+    return count;
+}
+
+Test(figures, step13_bins_match_the_float_bits)
+{
+    char *counts = counts_text();
+    enum { MOST = 16 };
+    char buffer[512], expected[512] = "";
+    double sums[MOST], orders[2], total_shown[1];
+    int blocks = parsed_doubles(count_string(counts, "step13.bin_sums", buffer, sizeof buffer),
+                                sums, MOST);
+    cr_assert_gt(blocks, 2);
+    long long significands[EXPONENTS] = {0};
+    int added[EXPONENTS] = {0};
+    for (int b = 0; b < blocks; b++) {
+        float value = (float)sums[b];
+        uint32_t bits;
+        memcpy(&bits, &value, sizeof bits);
+        unsigned exponent = bits >> SIGNIFICAND_BITS & EXPONENT_FIELD;
+        long long significand = bits & ((1u << SIGNIFICAND_BITS) - 1);
+        if (exponent != 0) significand |= 1ll << SIGNIFICAND_BITS;
+        significands[exponent] += bits >> 31 ? -significand : significand;
+        added[exponent]++;
+    }
+    double total = 0.0, exact = 0.0;
+    for (int e = 0; e < EXPONENTS; e++) {
+        if (added[e] == 0) continue;
+        size_t used = strlen(expected);
+        snprintf(expected + used, sizeof expected - used, "%s%d:%lld:%d", used ? " " : "", e,
+                 significands[e], added[e]);
+        total += ldexp((double)significands[e], (e > 1 ? e : 1) - SCALE_OFFSET);
+    }
+    for (int b = 0; b < blocks; b++) exact += sums[b];
+    cr_expect_str_eq(count_string(counts, "step13.bins", buffer, sizeof buffer), expected);
+    cr_assert_eq(parsed_doubles(count_string(counts, "step13.bins_total", buffer, sizeof buffer),
+                                total_shown, 1),
+                 1);
+    cr_expect_eq(total_shown[0], total, "the figure's total %g, worked out here %g", total_shown[0],
+                 total);
+    cr_expect_eq(total, exact, "the bins' total %g is not the exact sum %g", total, exact);
+    volatile float forward = 0.0f, backward = 0.0f;
+    for (int b = 0; b < blocks; b++) {
+        forward = forward + (float)sums[b];
+        backward = backward + (float)sums[blocks - 1 - b];
+    }
+    cr_assert_eq(parsed_doubles(count_string(counts, "step13.float_orders", buffer, sizeof buffer),
+                                orders, 2),
+                 2);
+    cr_expect_eq(orders[0], (double)forward, "in order: the figure %g, here %g", orders[0],
+                 (double)forward);
+    cr_expect_eq(orders[1], (double)backward, "reversed: the figure %g, here %g", orders[1],
+                 (double)backward);
+    cr_expect_neq(orders[0], orders[1], "the figure's two orders give the same float sum");
     free(counts);
 }
 

@@ -15,6 +15,7 @@ Python 3 standard library only. The output is deterministic: the same SVG bytes 
 
 import argparse
 import os
+import struct
 import sys
 from xml.sax.saxutils import escape
 
@@ -32,6 +33,11 @@ ONE_BLOCK_THREADS = 256         # step12_small_n/reduce.h: ONE_BLOCK_THREADS = 2
 ONE_BLOCK_VECTORS = 4           # step12_small_n/reduce.h: ONE_BLOCK_VECTORS = 4
 ONE_BLOCK_ELEMENTS = ONE_BLOCK_THREADS * ONE_BLOCK_VECTORS * FLOATS_PER_VECTOR
 TAGS_IN_FLIGHT = 8              # step13_gather reduce.cu: TAGS_IN_FLIGHT = 8
+SIGNIFICAND_BITS = 23           # step13_gather reduce.cu: SIGNIFICAND_BITS = 23
+FLOAT_EXPONENT_BIAS = 127       # step13_gather reduce.cu: FLOAT_EXPONENT_BIAS = 127
+SCALE_OFFSET = FLOAT_EXPONENT_BIAS + SIGNIFICAND_BITS
+COUNT_BITS = 20                 # step13_gather/reduce.h: COUNT_BITS = 20
+WORD_MODULUS = 2 ** 64          # a bin is an unsigned long long
 ROWS_VECTORS_PER_LANE = 2       # step16_rows/plan.h: WARP_VECTORS_PER_LANE = 2
 ROWS_WARP_PASSES = 4            # step16_rows/plan.h: WARP_PASSES = 4
 ROWS_MIN_LANES = 2              # step16_rows/plan.h: MIN_LANES_PER_ROW = 2
@@ -437,6 +443,63 @@ FINISH_TRIPS = {"ticket": ["release", "ticket", "read the sums"], "gather": ["re
 
 # ---- the counts ------------------------------------------------------------------------------
 
+def float_bits(value):
+    """The 32 bits of value as a float (__float_as_uint)."""
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+def as_float(value):
+    """value rounded to a float, as a float addition rounds its result."""
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
+def bin_and_significand(value):
+    """add_to_bins for a finite float: its exponent field is its bin, and its significand (the
+    hidden bit set unless subnormal) the signed integer the bin adds."""
+    bits = float_bits(value)
+    exponent = bits >> SIGNIFICAND_BITS & 0xFF
+    fraction = bits & ((1 << SIGNIFICAND_BITS) - 1)
+    significand = fraction | 1 << SIGNIFICAND_BITS if exponent else fraction
+    return exponent, -significand if bits >> 31 else significand
+
+
+def bins_after(block_sums):
+    """The bins' words once every block has added: significand * 2^COUNT_BITS + 1 each, as
+    64-bit integers, so the order of the adds cannot change them."""
+    words = {}
+    for value in block_sums:
+        b, significand = bin_and_significand(value)
+        words[b] = (words.get(b, 0) + significand * 2 ** COUNT_BITS + 1) % WORD_MODULUS
+    return words
+
+
+def bin_fields(word):
+    """total_of_bins: a word's count (its low COUNT_BITS) and its significands (signed, above)."""
+    count = word % 2 ** COUNT_BITS
+    significands = word - count
+    if significands >= WORD_MODULUS // 2:
+        significands -= WORD_MODULUS
+    return significands // 2 ** COUNT_BITS, count
+
+
+def bins_total(words):
+    """Each bin's significands times 2^(bin - SCALE_OFFSET) (subnormals at bin 1's scale),
+    added exactly here; the kernel adds doubles, exact for sums like these."""
+    total = 0
+    for b, word in words.items():
+        significands, _ = bin_fields(word)
+        total += significands * 2.0 ** (max(b, 1) - SCALE_OFFSET)
+    return total
+
+
+def float_sum_in_order(values):
+    """The sums added one after another as floats, each result rounded: an atomicAdd order."""
+    total = 0.0
+    for value in values:
+        total = as_float(total + value)
+    return total
+
+
 def row_pieces(past_boundary, cols, per_vector=FLOATS_PER_VECTOR):
     """step16_rows/plan.h row_pieces_of: to_boundary = past_boundary ? per_vector - past_boundary
     : 0; head = min(to_boundary, cols); vectors = (cols - head) / per_vector; tail = the rest.
@@ -614,6 +677,13 @@ def counts():
             ("step13.counter_after", gather["counter_after"]),
             ("step13.trips_after_last_loads.ticket", len(FINISH_TRIPS["ticket"])),
             ("step13.trips_after_last_loads.gather", len(FINISH_TRIPS["gather"]))]
+    # step13: the bins
+    words = bins_after(STEP13_BIN_SUMS)
+    out += [("step13.bin_sums", " ".join(repr(v) for v in STEP13_BIN_SUMS)),
+            ("step13.bins", " ".join("%d:%d:%d" % ((b,) + bin_fields(words[b])) for b in sorted(words))),
+            ("step13.float_orders", " ".join(repr(float_sum_in_order([STEP13_BIN_SUMS[i] for i in order]))
+                                            for order in STEP13_BIN_ORDERS)),
+            ("step13.bins_total", repr(bins_total(words)))]
     # step16: the warp kernel's groups, the pieces of odd rows, a split row's chunks
     short_lanes = lanes_per_row(STEP16_SHORT_COLS // FLOATS_PER_VECTOR, FLOATS_PER_VECTOR)
     out += [("step16.short_cols", STEP16_SHORT_COLS),
@@ -1501,6 +1571,59 @@ def figure_step13():
 
 NUMBER_NAMES = ["no", "one", "two", "three", "four", "five"]
 
+# Six block sums where the order of float additions shows: 2^24 + 1 rounds back to 2^24.
+STEP13_BIN_SUMS = [16777216.0, 1.0, 1.0, 3.5, -16777216.0, 0.5]
+STEP13_BIN_ORDERS = [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0]]
+
+
+def figure_step13_bins():
+    f = Figure()
+    y = f.title("step13 past 2048 blocks: integer bins add in any order to the same bits",
+                "Six block sums, split as add_to_bins splits them; one bin per exponent (make_figures.py transcribes it).")
+    words = bins_after(STEP13_BIN_SUMS)
+    columns = [16, 96, 210, 330, 480]
+    y += 30
+    for x, head in zip(columns, ["block", "its sum", "exponent field", "significand", "the one atomic adds to that bin"]):
+        f.text(x, y, head, size=12, weight="bold")
+    for b, value in enumerate(STEP13_BIN_SUMS):
+        y += 22
+        exponent, significand = bin_and_significand(value)
+        f.rect(columns[0], y - 14, 60, 19, BLOCK_COLOURS[b], rx=2)
+        f.text(columns[0] + 30, y, "block %d" % b, size=11, anchor="middle")
+        f.text(columns[1], y, "%.10g" % value, size=12)
+        f.text(columns[2], y, "%d" % exponent, size=12)
+        f.text(columns[3], y, grouped(significand), size=12)
+        f.text(columns[4], y, "bin %d += %s x 2^%d + 1" % (exponent, grouped(significand), COUNT_BITS), size=12)
+    y += 34
+    f.text(16, y, "The bins after all six, whatever order the atomics land in:", size=12, weight="bold")
+    for b in sorted(words, reverse=True):
+        y += 22
+        significands, count = bin_fields(words[b])
+        scale = max(b, 1) - SCALE_OFFSET
+        f.rect(16, y - 14, 70, 19, WARP_COLOURS[0], rx=2)
+        f.text(51, y, "bin %d" % b, size=11, anchor="middle", fill="#ffffff")
+        f.text(100, y, "significands %s, count %d: %s x 2^%d = %.10g"
+               % (grouped(significands), count, grouped(significands), scale, significands * 2.0 ** scale),
+               size=12)
+    y += 26
+    f.rect(16, y - 14, 70, 19, EXTRA, rx=2)
+    f.text(51, y, "total", size=11, anchor="middle", fill="#ffffff", weight="bold")
+    f.text(100, y, "%.10g: the exact sum, rounded once, on every run" % bins_total(words), size=12, weight="bold")
+    y += 34
+    f.text(16, y, "The same six as float atomicAdds: each addition rounds, so the order the blocks land in decides.",
+           size=12, weight="bold")
+    for order in STEP13_BIN_ORDERS:
+        y += 20
+        f.text(32, y, "blocks %s: %.10g" % (", ".join(str(i) for i in order),
+                                         float_sum_in_order([STEP13_BIN_SUMS[i] for i in order])), size=12)
+    y += 20
+    f.text(32, y, "(2^24 + 1 is not a float: it rounds back to 2^24, and the 1 is lost.)", size=12, fill=MUTED)
+    y += 26
+    y = f.legend(y, [(BLOCK_COLOURS[0], "a block and its sum", None),
+                     (WARP_COLOURS[0], "a bin: one 64-bit word, count in its low 20 bits", None),
+                     (EXTRA, "the block that drew the last start ticket converts the bins", None)])
+    return f.svg(y + 8)
+
 
 def figure_step16():
     f = Figure()
@@ -1622,6 +1745,7 @@ FIGURES = [
     ("step11_in_flight.svg", figure_step11),
     ("step12_small_n.svg", figure_step12),
     ("step13_gather.svg", figure_step13),
+    ("step13_bins.svg", figure_step13_bins),
     ("step16_rows.svg", figure_step16),
 ]
 
