@@ -10,7 +10,7 @@
  *         "written". A word is stored whole, so whoever sees the flag sees the sum, and no fence is
  *         needed. The block that drew the last ticket knows that every other block has started, so
  *         they will all finish: it waits for their words (all or nearly all there by the time it
- *         has done its own loads), adds them in index order, the same order on every run, and
+ *         has done its own loads), adds them in a fixed order, the same on every run, and
  *         clears them for the next launch. One block reading every word costs more than the
  *         ticket's trips once there are thousands of them, so past GATHER_MOST_BLOCKS blocks each
  *         block adds its sum, with one relaxed atomic, into a bin: a 64-bit integer per exponent

@@ -1549,7 +1549,7 @@ def figure_step13():
     f.text(16, y, "After its own loads it reads the %d words (%d at a time per thread), re-reads word %s until written,"
            % (grid, TAGS_IN_FLIGHT, late_words), size=12)
     y += 18
-    f.text(16, y, "adds them in index order (same order every run: same bits), writes the total, zeroes words and counter.",
+    f.text(16, y, "adds them in a fixed order (here, index order: the same every run, the same bits), writes the total, zeroes the words.",
            size=12)
     y += 18
     y += 8
@@ -1608,7 +1608,7 @@ def figure_step13_bins():
     y += 26
     f.rect(16, y - 14, 70, 19, EXTRA, rx=2)
     f.text(51, y, "total", size=11, anchor="middle", fill="#ffffff", weight="bold")
-    f.text(100, y, "%.10g: the exact sum, rounded once, on every run" % bins_total(words), size=12, weight="bold")
+    f.text(100, y, "%.10g on every run: the words are exact, and warp 0 converts them in a fixed order" % bins_total(words), size=12, weight="bold")
     y += 34
     f.text(16, y, "The same six as float atomicAdds: each addition rounds, so the order the blocks land in decides.",
            size=12, weight="bold")
