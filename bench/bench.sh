@@ -52,7 +52,8 @@ ROWS_SHAPES=("1048576x1 float" "2097152x32 float" "1048576x64 float" "524288x128
              "262144x256 float" "131072x512 float" "65536x1024 float" "16384x4096 float"
              "4096x16384 float" "1024x65536 float" "256x262144 float" "16x4194304 float" "1x67108864 float"
              "32768x32768 float" "1x1073741824 float" "1000003x33 float" "65537x1025 float"
-             "4097x16385 float" "2097152x32 bf16" "65536x1024 bf16" "1x1073741824 bf16")
+             "4097x16385 float" "2097152x32 bf16" "1048576x64 bf16" "65536x1024 bf16"
+             "16x4194304 bf16" "1x1073741824 bf16")
 ROWS_ITERS=50
 ROWS_CSV=docs/results/bench_rows.csv
 ROWS_SUBSET_CSV=build/bench/bench_rows.csv

@@ -96,14 +96,16 @@ struct rows_launch launch_plan(enum rows_kernel kernel, struct matrix_shape shap
                                enum element_type type, unsigned sm_count)
 {
     size_t vectors = most_vectors(shape.cols, elements_per_vector(type));
-    struct rows_launch launch = {kernel, 0, 1, 0, 0};
+    struct rows_launch launch = {kernel, 0, 1, 0, 0, 0};
     if (kernel == KERNEL_AUTO) launch.kernel = kernel_choose(shape, type, sm_count);
     switch (launch.kernel) {
     case KERNEL_WARP:
         launch.threads = WARP_THREADS;
         launch.lanes_per_row = lanes_per_row(vectors, elements_per_vector(type));
+        launch.vectors_per_lane = vectors_per_lane(vectors, launch.lanes_per_row);
         launch.blocks = divide_up(shape.rows,
-                                  WARPS_PER_BLOCK * rows_per_warp(launch.lanes_per_row));
+                                  WARPS_PER_BLOCK *
+                                      rows_per_warp(launch.lanes_per_row, launch.vectors_per_lane));
         break;
     case KERNEL_BLOCK:
         launch.threads = block_threads(vectors);
@@ -142,7 +144,7 @@ unsigned launch_depth(const struct rows_launch *launch, struct matrix_shape shap
     size_t chain;
     switch (launch->kernel) {
     case KERNEL_WARP:
-        chain = thread_chain(vectors, launch->lanes_per_row, WARP_VECTORS_PER_LANE,
+        chain = thread_chain(vectors, launch->lanes_per_row, launch->vectors_per_lane,
                              2 * EDGE_ROUNDS((unsigned)per_vector, launch->lanes_per_row)) +
                 tree_levels(launch->lanes_per_row);
         break;

@@ -28,16 +28,17 @@ enum rows_kernel { KERNEL_WARP, KERNEL_BLOCK, KERNEL_SPLIT, KERNEL_AUTO, KERNEL_
 enum { VECTOR_BYTES = 16, WARP_SIZE = 32, WARP_LEVELS = 5 };
 
 /* warp: a warp per row, or a group of 2 to 16 of its lanes per row for shorter rows (the
- * smallest group whose lanes cover the row with WARP_VECTORS_PER_LANE vectors each). Each group
- * takes WARP_PASSES rows, and the warp issues the loads of all of them before its first add:
- * a row of 32 floats is only 128 bytes, and one such row per warp leaves too few bytes in
- * flight to keep the memory busy (step11's README: Little's law). */
-enum { WARP_VECTORS_PER_LANE = 2, WARP_PASSES = 4, WARPS_PER_BLOCK = 8 };
+ * smallest group whose lanes cover the row with WARP_VECTORS_PER_LANE vectors each). Each lane
+ * keeps WARP_LOADS_PER_LANE vectors in flight before its first add: vectors_per_lane of each of
+ * its rows (1, 2 or 4), so 8, 4 or 2 rows a group. A row of 32 floats is only 128 bytes, and one
+ * such row per warp leaves too few bytes in flight to keep the memory busy (step11's README:
+ * Little's law); a bf16 row of 32 fills one vector of each of 4 lanes, so they take 8 rows. */
+enum { WARP_VECTORS_PER_LANE = 2, WARP_MOST_VECTORS_PER_LANE = 4 };
+enum { WARP_LOADS_PER_LANE = 8, WARPS_PER_BLOCK = 8 };
 /* A group has at least MIN_LANES_PER_ROW lanes, and enough that MOST_EDGE_ROUNDS rounds read a
  * row's head and tail (lanes_per_row): more rounds cost the kernel registers it spills. */
 enum { MIN_LANES_PER_ROW = 2, MOST_EDGE_ROUNDS = 2 };
 enum { WARP_THREADS = WARPS_PER_BLOCK * WARP_SIZE };
-enum { WARP_PASS_BYTES = WARP_SIZE * WARP_VECTORS_PER_LANE * VECTOR_BYTES }; /* 1 KiB */
 
 /* block: a block per row; BLOCK_VECTORS_PER_THREAD vectors per thread per pass, all loads at
  * once; the block size is the smallest of 64 .. 512 whose one pass covers the row. */
@@ -53,10 +54,10 @@ enum { SPLIT_THREADS = 512, SPLIT_VECTORS_PER_THREAD = 8, TAGS_IN_FLIGHT = 8 };
 enum { SPLIT_CHUNK_VECTORS = SPLIT_THREADS * SPLIT_VECTORS_PER_THREAD };
 
 /* The chooser's thresholds, in bytes of one row (the same for float and bf16):
- * - up to WARP_MOST_ROW_BYTES, two warp passes cover the row: a block per row reads such rows
- *   more slowly (2 KiB rows on an H200: 67 % of the peak against the warp kernel's 84 %,
- *   step16's NOTES.md), so a warp takes it, rows_per_warp of them (32 rows of 32 floats: 8 groups of 4 lanes, WARP_PASSES
- *   rows each); a row of 1 to 2 KiB loops once;
+ * - up to WARP_MOST_ROW_BYTES, one pass of a warp's 32 lanes with 4 vectors each covers the
+ *   row: a block per row reads such rows more slowly (2 KiB rows on an H200: 67 % of the peak
+ *   against the warp kernel's 84 %, step16's NOTES.md), so a warp takes it, rows_per_warp of
+ *   them (32 rows of 32 floats: 8 groups of 4 lanes, 4 rows each);
  * - up to BLOCK_MOST_ROW_BYTES, one block pass covers the row (at most 512 threads x 8
  *   vectors): a block per row reads it with every load in flight at once;
  * - longer rows of up to BLOCK_MOST_PASSES block passes (512 KiB) still get a block each,
@@ -67,7 +68,8 @@ enum { SPLIT_CHUNK_VECTORS = SPLIT_THREADS * SPLIT_VECTORS_PER_THREAD };
  *   still fill the GPU, and no SM is left walking the last long rows alone. A chunk costs one
  *   8-byte word and one atomic, nothing beside 64 KiB of loads, but each row also pays a
  *   finish (a ticket, and the last block's gather of the row's words). */
-enum { WARP_MOST_ROW_BYTES = 2 * WARP_PASS_BYTES, BLOCK_MOST_ROW_BYTES = BLOCK_PASS_BYTES };
+enum { WARP_MOST_ROW_BYTES = WARP_SIZE * WARP_MOST_VECTORS_PER_LANE * VECTOR_BYTES }; /* 2 KiB */
+enum { BLOCK_MOST_ROW_BYTES = BLOCK_PASS_BYTES };
 enum { BLOCK_LEAST_ROWS_PER_SM = 2, BLOCK_MOST_PASSES = 8 };
 
 /* The limits of a shape: rows one per grid index at most, and 2^32 elements in all. */
@@ -102,7 +104,7 @@ enum rows_kernel kernel_choose(struct matrix_shape shape, enum element_type type
 struct rows_launch {
     enum rows_kernel kernel;
     size_t blocks, blocks_per_row;
-    unsigned threads, lanes_per_row; /* lanes_per_row: warp only (2 to 32) */
+    unsigned threads, lanes_per_row, vectors_per_lane; /* the last two: warp only */
 };
 /* `sm_count` matters only to auto (kernel_choose). */
 struct rows_launch launch_plan(enum rows_kernel kernel, struct matrix_shape shape,
@@ -209,10 +211,27 @@ HOST_DEVICE static inline unsigned lanes_per_row(size_t vectors, unsigned per_ve
     return lanes;
 }
 
-/* Rows per warp of the warp kernel: a row per group of lanes, WARP_PASSES times over. */
-HOST_DEVICE static inline size_t rows_per_warp(unsigned lanes)
+/* The vectors each lane of a group of `lanes` loads from each of its rows: the fewest of 1, 2
+ * and 4 that cover a row of `vectors` vectors (4 for longer rows: they loop). */
+HOST_DEVICE static inline unsigned vectors_per_lane(size_t vectors, unsigned lanes)
 {
-    return (size_t)(WARP_SIZE / lanes) * WARP_PASSES;
+    unsigned count = 1;
+    while (count < WARP_MOST_VECTORS_PER_LANE && (size_t)lanes * count < vectors) count *= 2;
+    return count;
+}
+
+/* Whether a warp launch over rows that all start on a 16-byte boundary takes the kernel
+ * without heads and tails (reduce.cu's launch_shape): where those would cost more instructions
+ * than the loads and adds, for bf16 (four conversions a word) and with one vector a lane. A
+ * macro, so that the kernel's template can test it too. */
+#define WARP_DROPS_EDGES(element_bytes, vectors_per_lane)                                          \
+    ((element_bytes) < sizeof(float) || (vectors_per_lane) == 1)
+
+/* Rows per warp of the warp kernel: a row per group of lanes, WARP_LOADS_PER_LANE / count
+ * times over, each lane loading `count` vectors of each row. */
+HOST_DEVICE static inline size_t rows_per_warp(unsigned lanes, unsigned count)
+{
+    return (size_t)(WARP_SIZE / lanes) * (WARP_LOADS_PER_LANE / count);
 }
 
 /* strided_sum's passes added into one partial sum before the partial joins the thread's sum:

@@ -21,8 +21,10 @@
  *         vector: each row is cut at its own boundaries (plan.h's row_pieces_of), as step10
  *         cuts the flat array. bf16 input arrives as 16-bit patterns and is added in float.
  * Profile: with short rows, the warp kernel's bytes in flight per SM (achieved occupancy x
- *         rows_per_warp rows); with medium rows, the block kernel's idle threads at the end of
- *         a row; with long rows, the split kernel's atomics (one per 64 KiB) and the gather. */
+ *         rows_per_warp rows) and its issue slots (a row's head and tail are most of its
+ *         instructions where a lane loads one vector of each row); with medium rows, the block
+ *         kernel's idle threads at the end of a row; with long rows, the split kernel's
+ *         atomics (one per 64 KiB), the gather, and its registers (no local memory). */
 #include <stdint.h>
 #include <cuda/atomic>
 
@@ -31,6 +33,10 @@
 /* The warp kernel's loads take 32 registers a thread; asking for 4 blocks of 256 threads per
  * SM (at most 64 registers each) keeps 32 warps, half the SM's 64, resident. */
 enum { WARP_BLOCKS_PER_SM = 4 };
+/* Two split blocks of 512 threads per SM (at most 64 registers each): left to itself, ptxas
+ * fits the bf16 kernel in 40 registers and spills to local memory, which cost it 8 points of
+ * the peak on the H200 (step16's NOTES.md). */
+enum { SPLIT_BLOCKS_PER_SM = 2 };
 /* Every lane of the warp takes part in every shuffle. */
 static constexpr unsigned FULL_WARP_MASK = 0xffffffffu;
 /* A bf16 is the upper half of a float: its 16 bits shifted up are the float of equal value
@@ -76,7 +82,9 @@ struct element<unsigned short> {
 };
 
 /* Row `row` of the matrix cut at 16-byte boundaries: head elements, whole vectors, tail
- * elements. A row at or past `rows` is empty, and nothing of it is read. */
+ * elements. A row at or past `rows` is empty, and nothing of it is read. WHOLE_VECTORS: the
+ * matrix starts on a boundary and its rows are whole vectors (the launch checks both), so every
+ * row starts on one: no head, no tail, and none of their arithmetic. */
 template <typename T>
 struct row_view {
     const T *head, *tail;
@@ -84,14 +92,18 @@ struct row_view {
     struct row_pieces pieces;
 };
 
-template <typename T>
+template <typename T, bool WHOLE_VECTORS = false>
 static __device__ row_view<T> view_row(const T *in, size_t row, size_t rows, size_t cols)
 {
     const T *start = in + (row < rows ? row : 0) * cols;
-    size_t past_boundary = reinterpret_cast<uintptr_t>(start) % VECTOR_BYTES /
-                           sizeof(T); /* elements */
     row_view<T> v;
-    v.pieces = row_pieces_of(past_boundary, row < rows ? cols : 0, element<T>::PER_VECTOR);
+    if constexpr (WHOLE_VECTORS) {
+        v.pieces = {0, row < rows ? cols / element<T>::PER_VECTOR : 0, 0};
+    } else {
+        size_t past_boundary = reinterpret_cast<uintptr_t>(start) % VECTOR_BYTES /
+                               sizeof(T); /* elements */
+        v.pieces = row_pieces_of(past_boundary, row < rows ? cols : 0, element<T>::PER_VECTOR);
+    }
     v.head = start;
     v.body = reinterpret_cast<const uint4 *>(start + v.pieces.head);
     v.tail = start + v.pieces.head + v.pieces.vectors * element<T>::PER_VECTOR;
@@ -184,30 +196,31 @@ static __device__ float group_total(float value)
     return value;
 }
 
-/* Warp w of the grid owns rows_per_warp(LANES) neighbouring rows from w * rows_per_warp(LANES);
- * its lanes form 32 / LANES groups, and in pass p group g sums row p * (32 / LANES) + g of
- * them, so each pass of the warp reads neighbouring rows. Lane t of a group loads vectors t
- * and t + LANES of its row, and its head and tail elements t, t + LANES, ... (EDGE_ROUNDS
- * rounds): the loads of all WARP_PASSES passes are issued before the first add. A row longer
- * than one pass (up to two for the chooser; any when --kernel warp forces it) then loops.
- * Lane 0 of each group writes its row's sum. */
-template <typename T, unsigned LANES>
+/* Warp w of the grid owns rows_per_warp(LANES, VECTORS) neighbouring rows; its lanes form
+ * 32 / LANES groups, and in pass p group g sums row p * (32 / LANES) + g of them, so each pass of
+ * the warp reads neighbouring rows. Lane t of a group loads vectors t, t + LANES, ... (VECTORS
+ * of them) of its row, and its head and tail elements t, t + LANES, ... (EDGE_ROUNDS rounds): the
+ * loads of all PASSES passes, WARP_LOADS_PER_LANE vectors a lane, are issued before the first
+ * add. A row longer than one pass (only when --kernel warp forces it) then loops. Lane 0 of
+ * each group writes its row's sum. */
+template <typename T, unsigned LANES, unsigned VECTORS, bool WHOLE_VECTORS>
 __global__ __launch_bounds__(WARP_THREADS,
                              WARP_BLOCKS_PER_SM) void rows_by_warp(const T *in, size_t rows,
                                                                    size_t cols, float *out)
 {
-    constexpr unsigned GROUPS = WARP_SIZE / LANES;
+    constexpr unsigned GROUPS = WARP_SIZE / LANES, PASSES = WARP_LOADS_PER_LANE / VECTORS;
     constexpr unsigned ROUNDS = EDGE_ROUNDS(element<T>::PER_VECTOR, LANES);
     unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
     unsigned group = lane / LANES, t = lane % LANES;
-    size_t first_row = ((size_t)blockIdx.x * WARPS_PER_BLOCK + warp) * rows_per_warp(LANES) + group;
-    uint4 loaded[WARP_PASSES][WARP_VECTORS_PER_LANE];
-    float heads[WARP_PASSES][ROUNDS], tails[WARP_PASSES][ROUNDS], sums[WARP_PASSES];
+    size_t first_row =
+        ((size_t)blockIdx.x * WARPS_PER_BLOCK + warp) * rows_per_warp(LANES, VECTORS) + group;
+    uint4 loaded[PASSES][VECTORS];
+    float heads[PASSES][ROUNDS], tails[PASSES][ROUNDS], sums[PASSES];
 #pragma unroll
-    for (unsigned p = 0; p < WARP_PASSES; p++) {
-        row_view<T> v = view_row(in, first_row + p * GROUPS, rows, cols);
+    for (unsigned p = 0; p < PASSES; p++) {
+        row_view<T> v = view_row<T, WHOLE_VECTORS>(in, first_row + p * GROUPS, rows, cols);
 #pragma unroll
-        for (unsigned k = 0; k < WARP_VECTORS_PER_LANE; k++) {
+        for (unsigned k = 0; k < VECTORS; k++) {
             size_t i = t + k * LANES;
             loaded[p][k] = i < v.pieces.vectors ? __ldg(v.body + i) : make_uint4(0u, 0u, 0u, 0u);
         }
@@ -218,24 +231,23 @@ __global__ __launch_bounds__(WARP_THREADS,
         }
     }
 #pragma unroll
-    for (unsigned p = 0; p < WARP_PASSES; p++) {
+    for (unsigned p = 0; p < PASSES; p++) {
         sums[p] = heads[p][0] + tails[p][0];
 #pragma unroll
         for (unsigned r = 1; r < ROUNDS; r++) sums[p] += heads[p][r] + tails[p][r];
 #pragma unroll
-        for (unsigned k = 0; k < WARP_VECTORS_PER_LANE; k++)
-            sums[p] += element<T>::vector_sum(loaded[p][k]);
+        for (unsigned k = 0; k < VECTORS; k++) sums[p] += element<T>::vector_sum(loaded[p][k]);
     }
-    if (most_vectors(cols, element<T>::PER_VECTOR) > LANES * WARP_VECTORS_PER_LANE) {
+    if (most_vectors(cols, element<T>::PER_VECTOR) > LANES * VECTORS) {
 #pragma unroll
-        for (unsigned p = 0; p < WARP_PASSES; p++) {
-            row_view<T> v = view_row(in, first_row + p * GROUPS, rows, cols);
-            sums[p] += strided_sum<T, WARP_VECTORS_PER_LANE>(
-                v.body, t + LANES * WARP_VECTORS_PER_LANE, v.pieces.vectors, LANES);
+        for (unsigned p = 0; p < PASSES; p++) {
+            row_view<T> v = view_row<T, WHOLE_VECTORS>(in, first_row + p * GROUPS, rows, cols);
+            sums[p] += strided_sum<T, VECTORS>(v.body, t + LANES * VECTORS, v.pieces.vectors,
+                                               LANES);
         }
     }
 #pragma unroll
-    for (unsigned p = 0; p < WARP_PASSES; p++) {
+    for (unsigned p = 0; p < PASSES; p++) {
         float total = group_total<LANES>(sums[p]);
         size_t row = first_row + p * GROUPS;
         if (t == 0 && row < rows) out[row] = total;
@@ -323,11 +335,9 @@ static __device__ float gather_row(unsigned long long *words, size_t count)
  * adds their words in index order (the same order on every run), writes the row's sum and
  * leaves the row's ticket 0. */
 template <typename T>
-__global__ __launch_bounds__(SPLIT_THREADS) void rows_by_split(const T *in, size_t rows,
-                                                               size_t cols, size_t blocks_per_row,
-                                                               float *out,
-                                                               unsigned long long *tagged_sums,
-                                                               unsigned *tickets)
+__global__ __launch_bounds__(SPLIT_THREADS, SPLIT_BLOCKS_PER_SM) void rows_by_split(
+    const T *in, size_t rows, size_t cols, size_t blocks_per_row, float *out,
+    unsigned long long *tagged_sums, unsigned *tickets)
 {
     __shared__ unsigned start_ticket;
     size_t row = blockIdx.x / blocks_per_row, part = blockIdx.x % blocks_per_row;
@@ -371,34 +381,75 @@ __global__ __launch_bounds__(SPLIT_THREADS) void rows_by_split(const T *in, size
 
 /* ---- the launch ---------------------------------------------------------------------- */
 
+/* Where every row starts on a 16-byte boundary (whole_vectors), the kernel without a head and
+ * tail, wherever those cost more instructions than the loads and adds (plan.h's
+ * WARP_DROPS_EDGES: bf16, or one vector a lane). There the kernel waits on the issue of
+ * instructions, not on the memory; with float rows of 2 or 4 vectors a lane the kernel without
+ * them measured level or slower (step16's NOTES.md), so those keep one kernel. */
+template <typename T, unsigned LANES, unsigned VECTORS>
+static cudaError_t launch_shape(const T *in, struct matrix_shape s, bool whole_vectors,
+                                size_t blocks, float *out, cudaStream_t stream)
+{
+    constexpr bool EDGES_COST_MOST = WARP_DROPS_EDGES(sizeof(T), VECTORS);
+    if constexpr (EDGES_COST_MOST)
+        if (whole_vectors) {
+            rows_by_warp<T, LANES, VECTORS, true>
+                <<<(unsigned)blocks, WARP_THREADS, 0, stream>>>(in, s.rows, s.cols, out);
+            return cudaGetLastError();
+        }
+    rows_by_warp<T, LANES, VECTORS, false>
+        <<<(unsigned)blocks, WARP_THREADS, 0, stream>>>(in, s.rows, s.cols, out);
+    return cudaGetLastError();
+}
+
+/* A group of LANES lanes with the vectors a lane that vectors_per_lane gives it: 1 only to the
+ * fewest lanes lanes_per_row gives the type (a row of one vector a lane or less), 4 only to a
+ * warp per row (a row of more than 64 vectors), 2 to any group. */
+template <typename T, unsigned LANES>
+static cudaError_t launch_lanes(const T *in, struct matrix_shape s, unsigned count,
+                                bool whole_vectors, size_t blocks, float *out, cudaStream_t stream)
+{
+    constexpr unsigned PER_VECTOR = element<T>::PER_VECTOR;
+    constexpr bool FEWEST = LANES == MIN_LANES_PER_ROW ||
+                            EDGE_ROUNDS(PER_VECTOR, LANES / 2) > MOST_EDGE_ROUNDS;
+    if constexpr (EDGE_ROUNDS(PER_VECTOR, LANES) > MOST_EDGE_ROUNDS) {
+        return cudaErrorInvalidConfiguration; /* bf16 on 2 lanes: four rounds for its edges */
+    } else {
+        if constexpr (FEWEST)
+            if (count == 1)
+                return launch_shape<T, LANES, 1>(in, s, whole_vectors, blocks, out, stream);
+        if constexpr (LANES == WARP_SIZE)
+            if (count == WARP_MOST_VECTORS_PER_LANE)
+                return launch_shape<T, LANES, WARP_MOST_VECTORS_PER_LANE>(in, s, whole_vectors,
+                                                                          blocks, out, stream);
+        if (count == WARP_VECTORS_PER_LANE)
+            return launch_shape<T, LANES, WARP_VECTORS_PER_LANE>(in, s, whole_vectors, blocks, out,
+                                                                 stream);
+        return cudaErrorInvalidConfiguration;
+    }
+}
+
 template <typename T>
-static cudaError_t launch_warp(const T *in, struct matrix_shape s, unsigned lanes, size_t blocks,
+static cudaError_t launch_warp(const T *in, struct matrix_shape s, const struct rows_launch *l,
                                float *out, cudaStream_t stream)
 {
-    switch (lanes) {
-    case 2: /* never for bf16: two lanes would need four rounds for its edges */
-        if constexpr (EDGE_ROUNDS(element<T>::PER_VECTOR, 2) <= MOST_EDGE_ROUNDS) {
-            rows_by_warp<T, 2>
-                <<<(unsigned)blocks, WARP_THREADS, 0, stream>>>(in, s.rows, s.cols, out);
-            break;
-        }
-        return cudaErrorInvalidConfiguration;
+    unsigned count = l->vectors_per_lane;
+    bool whole = reinterpret_cast<uintptr_t>(in) % VECTOR_BYTES == 0 &&
+                 s.cols % element<T>::PER_VECTOR == 0;
+    switch (l->lanes_per_row) {
+    case 2:
+        return launch_lanes<T, 2>(in, s, count, whole, l->blocks, out, stream);
     case 4:
-        rows_by_warp<T, 4><<<(unsigned)blocks, WARP_THREADS, 0, stream>>>(in, s.rows, s.cols, out);
-        break;
+        return launch_lanes<T, 4>(in, s, count, whole, l->blocks, out, stream);
     case 8:
-        rows_by_warp<T, 8><<<(unsigned)blocks, WARP_THREADS, 0, stream>>>(in, s.rows, s.cols, out);
-        break;
+        return launch_lanes<T, 8>(in, s, count, whole, l->blocks, out, stream);
     case 16:
-        rows_by_warp<T, 16><<<(unsigned)blocks, WARP_THREADS, 0, stream>>>(in, s.rows, s.cols, out);
-        break;
+        return launch_lanes<T, 16>(in, s, count, whole, l->blocks, out, stream);
     case 32:
-        rows_by_warp<T, 32><<<(unsigned)blocks, WARP_THREADS, 0, stream>>>(in, s.rows, s.cols, out);
-        break;
+        return launch_lanes<T, 32>(in, s, count, whole, l->blocks, out, stream);
     default:
         return cudaErrorInvalidConfiguration;
     }
-    return cudaGetLastError();
 }
 
 template <typename T>
@@ -431,7 +482,7 @@ static cudaError_t launch(const T *in, struct matrix_shape s, const struct rows_
 {
     switch (l->kernel) {
     case KERNEL_WARP:
-        return launch_warp(in, s, l->lanes_per_row, l->blocks, out, stream);
+        return launch_warp(in, s, l, out, stream);
     case KERNEL_BLOCK:
         return launch_block(in, s, l->threads, l->blocks, out, stream);
     case KERNEL_SPLIT:

@@ -8,6 +8,15 @@ static const char SEGMENTED_NAME[] = "cub::DeviceSegmentedReduce",
                   FLAT_NAME[] = "cub::DeviceReduce::Sum";
 enum { CUDA_MAJOR = 1000, CUDA_MINOR = 10 };
 
+/* Whether the warp kernel ran without heads and tails (reduce.cu's launch_shape): the copies
+ * come from cudaMalloc, on a 256-byte boundary at least (CUDA C++ Programming Guide, "Device
+ * Memory Accesses"), so every row starts on a vector's when cols is whole vectors. */
+static bool warp_without_edges(const struct rows_run *r)
+{
+    return r->shape.cols % elements_per_vector(r->type) == 0 &&
+           WARP_DROPS_EDGES(element_bytes(r->type), r->launch.vectors_per_lane);
+}
+
 static void describe_launch(char *text, size_t size, const struct rows_run *r)
 {
     const struct rows_launch *l = &r->launch;
@@ -18,10 +27,12 @@ static void describe_launch(char *text, size_t size, const struct rows_run *r)
         snprintf(text, size, "%s: no rows, nothing to launch (%s)", kernel_name(l->kernel), why);
     else if (l->kernel == KERNEL_WARP)
         snprintf(text, size,
-                 "warp: %zu blocks x %u threads, %u lanes per row, %zu rows per warp, "
-                 "%d passes in flight; 1 launch (%s)",
-                 l->blocks, l->threads, l->lanes_per_row, rows_per_warp(l->lanes_per_row),
-                 WARP_PASSES, why);
+                 "warp: %zu blocks x %u threads, %u lanes per row, %zu rows per warp; a lane "
+                 "loads %u x %d bytes of each of its %u rows at once%s; 1 launch (%s)",
+                 l->blocks, l->threads, l->lanes_per_row,
+                 rows_per_warp(l->lanes_per_row, l->vectors_per_lane), l->vectors_per_lane,
+                 VECTOR_BYTES, WARP_LOADS_PER_LANE / l->vectors_per_lane,
+                 warp_without_edges(r) ? "; every row whole vectors: no head or tail" : "", why);
     else if (l->kernel == KERNEL_BLOCK)
         snprintf(text, size,
                  "block: %zu blocks x %u threads, a block per row, %d vectors per thread at "

@@ -67,11 +67,11 @@ Test(step16_host, shapes_stay_within_the_grid_and_2_to_the_32_elements)
 /* The thresholds are bytes of a row: the same shape in bf16 holds twice the columns. Rows
  * longer than one block pass keep a block each only up to BLOCK_MOST_PASSES passes and where
  * there are two rows per SM or more; the others are split. */
-Test(step16_host, the_chooser_switches_at_two_warp_passes_one_block_pass_and_two_rows_per_sm)
+Test(step16_host, the_chooser_switches_at_one_warp_pass_one_block_pass_and_two_rows_per_sm)
 {
     for (int type = 0; type < ELEMENT_TYPES; type++) {
         size_t size = element_bytes((enum element_type)type);
-        size_t warp_most = 2 * WARP_SIZE * WARP_VECTORS_PER_LANE * VECTOR_BYTES / size;
+        size_t warp_most = WARP_SIZE * WARP_MOST_VECTORS_PER_LANE * VECTOR_BYTES / size;
         size_t block_most = BLOCK_MAX_THREADS * BLOCK_VECTORS_PER_THREAD * VECTOR_BYTES / size;
         size_t fill = BLOCK_LEAST_ROWS_PER_SM * PLANNED_SMS;
         static const size_t ROWS[] = {1, 3, 2 * PLANNED_SMS - 1, 2 * PLANNED_SMS, (size_t)1 << 20};
@@ -210,8 +210,26 @@ Test(step16_host, every_offset_and_long_rows_split_into_chunks)
     }
 }
 
+/* A warp launch's lanes and vectors a lane: the fewest vectors (1, 2 or 4) whose one pass
+ * covers the row, up to 4 (a longer row loops), and one of the shapes reduce.cu instantiates:
+ * 1 only for the fewest lanes of the type, 4 only for 32 lanes. */
+static void expect_warp_shape_is_launched(size_t vectors, unsigned lanes, unsigned count,
+                                          unsigned per_vector)
+{
+    unsigned fewest = lanes_per_row(0, per_vector);
+    cr_expect(count == 1 || count == WARP_VECTORS_PER_LANE || count == WARP_MOST_VECTORS_PER_LANE,
+              "%zu vectors: %u a lane", vectors, count);
+    if (vectors <= (size_t)WARP_SIZE * WARP_MOST_VECTORS_PER_LANE)
+        cr_expect_geq((size_t)lanes * count, vectors, "%zu vectors: %u lanes x %u", vectors, lanes,
+                      count);
+    if (count > 1) cr_expect_lt((size_t)lanes * (count / 2), vectors);
+    if (count == 1)
+        cr_expect_eq(lanes, fewest, "%zu vectors: 1 a lane on %u lanes", vectors, lanes);
+    if (count == WARP_MOST_VECTORS_PER_LANE) cr_expect_eq(lanes, WARP_SIZE);
+}
+
 /* The grids each kernel launches for a shape: warp's blocks hold every row (and no block
- * more), its groups' first pass covers a short row; block's one block per row, sized to the
+ * more), its groups' first pass covers a row of up to 2 KiB; block's one block per row, sized to the
  * row; split's blocks per row cover it, none to spare. */
 static void expect_grid_covers_the_rows(struct matrix_shape s, enum element_type type, int k)
 {
@@ -221,11 +239,12 @@ static void expect_grid_covers_the_rows(struct matrix_shape s, enum element_type
     if (k == KERNEL_AUTO) cr_expect_eq(l.kernel, kernel_choose(s, type, PLANNED_SMS));
     cr_expect_eq(l.blocks == 0, s.rows == 0, "%zu x %zu: blocks %zu", s.rows, s.cols, l.blocks);
     if (l.kernel == KERNEL_WARP) {
-        size_t per_block = (size_t)WARPS_PER_BLOCK * rows_per_warp(l.lanes_per_row);
+        size_t per_block = (size_t)WARPS_PER_BLOCK *
+                           rows_per_warp(l.lanes_per_row, l.vectors_per_lane);
         cr_expect_geq(l.blocks * per_block, s.rows, "%zu x %zu: warp blocks", s.rows, s.cols);
         if (l.blocks > 0) cr_expect_lt((l.blocks - 1) * per_block, s.rows);
-        if (vectors <= (size_t)WARP_SIZE * WARP_VECTORS_PER_LANE)
-            cr_expect_geq((size_t)l.lanes_per_row * WARP_VECTORS_PER_LANE, vectors);
+        expect_warp_shape_is_launched(vectors, l.lanes_per_row, l.vectors_per_lane,
+                                      (unsigned)elements_per_vector(type));
     } else if (l.kernel == KERNEL_BLOCK) {
         cr_expect_eq(l.blocks, s.rows);
         if (vectors <= (size_t)BLOCK_MAX_THREADS * BLOCK_VECTORS_PER_THREAD)
@@ -288,7 +307,8 @@ Test(step16_host, long_single_row_chains_keep_a_bound_far_below_the_sum)
 Test(step16_host, partial_sums_group_about_the_square_root_of_the_passes)
 {
     static const size_t PASSES[] = {0, 1, 7, 8, 9, 1000, (size_t)1 << 16, ((size_t)1 << 22) + 1};
-    static const unsigned COUNTS[] = {WARP_VECTORS_PER_LANE, BLOCK_VECTORS_PER_THREAD};
+    static const unsigned COUNTS[] = {1, WARP_VECTORS_PER_LANE, WARP_MOST_VECTORS_PER_LANE,
+                                      BLOCK_VECTORS_PER_THREAD};
     for (size_t p = 0; p < sizeof PASSES / sizeof PASSES[0]; p++)
         for (size_t k = 0; k < sizeof COUNTS / sizeof COUNTS[0]; k++) {
             size_t group = passes_per_partial(PASSES[p], COUNTS[k]);
@@ -438,7 +458,7 @@ Test(step16_host, split_rows_have_a_block_per_chunk)
     l = launch_plan(KERNEL_AUTO, one_long, ELEMENT_BF16, PLANNED_SMS);
     cr_expect_eq(l.blocks_per_row, one_long.cols * 2 / chunk_bytes);
     cr_expect(launch_depth(&l, one_long, ELEMENT_BF16) <
-                  launch_depth(&(struct rows_launch){KERNEL_BLOCK, 1, 1, BLOCK_MAX_THREADS, 0},
+                  launch_depth(&(struct rows_launch){KERNEL_BLOCK, 1, 1, BLOCK_MAX_THREADS, 0, 0},
                                one_long, ELEMENT_BF16),
               "split's chains are shorter than one block's walk over the row");
 }
@@ -650,7 +670,9 @@ Test(step16_host, the_figure_shows_what_plan_h_computes)
     unsigned lanes = lanes_per_row(most_vectors(short_cols, elements_per_vector(ELEMENT_FLOAT)),
                                    elements_per_vector(ELEMENT_FLOAT));
     cr_expect_eq(figure_number(f.out, "step16.short_lanes_per_row"), lanes);
-    cr_expect_eq(figure_number(f.out, "step16.short_rows_per_warp"), rows_per_warp(lanes));
+    unsigned count = vectors_per_lane(most_vectors(short_cols, elements_per_vector(ELEMENT_FLOAT)),
+                                      lanes);
+    cr_expect_eq(figure_number(f.out, "step16.short_rows_per_warp"), rows_per_warp(lanes, count));
     size_t odd = figure_number(f.out, "step16.odd_cols");
     for (size_t row = 0; row < 4; row++) {
         char name[64], shown[64], computed[64];

@@ -39,7 +39,8 @@ SCALE_OFFSET = FLOAT_EXPONENT_BIAS + SIGNIFICAND_BITS
 COUNT_BITS = 20                 # step13_gather/reduce.h: COUNT_BITS = 20
 WORD_MODULUS = 2 ** 64          # a bin is an unsigned long long
 ROWS_VECTORS_PER_LANE = 2       # step16_rows/plan.h: WARP_VECTORS_PER_LANE = 2
-ROWS_WARP_PASSES = 4            # step16_rows/plan.h: WARP_PASSES = 4
+ROWS_MOST_VECTORS_PER_LANE = 4  # step16_rows/plan.h: WARP_MOST_VECTORS_PER_LANE = 4
+ROWS_LOADS_PER_LANE = 8         # step16_rows/plan.h: WARP_LOADS_PER_LANE = 8
 ROWS_MIN_LANES = 2              # step16_rows/plan.h: MIN_LANES_PER_ROW = 2
 ROWS_MOST_EDGE_ROUNDS = 2       # step16_rows/plan.h: MOST_EDGE_ROUNDS = 2
 SPLIT_THREADS = 512             # step16_rows/plan.h: SPLIT_THREADS = 512
@@ -533,13 +534,27 @@ def lanes_per_row(vectors, per_vector):
     return lanes
 
 
-def warp_rows(lanes):
+def vectors_per_lane(vectors, lanes):
+    """step16_rows/plan.h vectors_per_lane: the fewest of 1, 2 and 4 vectors a lane whose one
+    pass of `lanes` lanes covers the row (4 for longer rows)."""
+    count = 1
+    while count < ROWS_MOST_VECTORS_PER_LANE and lanes * count < vectors:
+        count *= 2
+    return count
+
+
+def warp_passes(vectors, lanes):
+    """step16_rows/reduce.cu rows_by_warp: PASSES = WARP_LOADS_PER_LANE / VECTORS."""
+    return ROWS_LOADS_PER_LANE // vectors_per_lane(vectors, lanes)
+
+
+def warp_rows(vectors, lanes):
     """step16_rows/reduce.cu rows_by_warp: group = lane / LANES reads, in pass p, row
-    first_row + p * (32 / LANES) + group of its warp's rows_per_warp = (32 / LANES) * WARP_PASSES.
+    first_row + p * (32 / LANES) + group of its warp's rows_per_warp = (32 / LANES) * PASSES.
     Returns {row within the warp: (pass, group, lanes of the group)}."""
     groups = WARP_SIZE // lanes
     return {p * groups + g: (p, g, list(range(g * lanes, (g + 1) * lanes)))
-            for p in range(ROWS_WARP_PASSES) for g in range(groups)}
+            for p in range(warp_passes(vectors, lanes)) for g in range(groups)}
 
 
 def split_blocks_per_row(cols, per_vector=FLOATS_PER_VECTOR):
@@ -688,7 +703,8 @@ def counts():
     short_lanes = lanes_per_row(STEP16_SHORT_COLS // FLOATS_PER_VECTOR, FLOATS_PER_VECTOR)
     out += [("step16.short_cols", STEP16_SHORT_COLS),
             ("step16.short_lanes_per_row", short_lanes),
-            ("step16.short_rows_per_warp", len(warp_rows(short_lanes)))]
+            ("step16.short_rows_per_warp",
+             len(warp_rows(STEP16_SHORT_COLS // FLOATS_PER_VECTOR, short_lanes)))]
     for row in range(STEP16_ODD_ROWS):
         out.append(("step16.odd_pieces.row%d" % row,
                     "%d %d %d" % row_pieces(row_past_boundary(row, STEP16_ODD_COLS), STEP16_ODD_COLS)))
@@ -1633,10 +1649,11 @@ def figure_step16():
     # (a) the warp kernel on rows of 32 floats
     vectors = STEP16_SHORT_COLS // FLOATS_PER_VECTOR
     lanes = lanes_per_row(vectors, FLOATS_PER_VECTOR)
-    rows = warp_rows(lanes)
+    rows = warp_rows(vectors, lanes)
+    passes = warp_passes(vectors, lanes)
     y += 26
     f.text(x0, y, "(a) warp: rows of %d floats (%d float4) take %d lanes each; one warp reads %d rows, %d passes"
-           % (STEP16_SHORT_COLS, vectors, lanes, len(rows), ROWS_WARP_PASSES), size=12, weight="bold")
+           % (STEP16_SHORT_COLS, vectors, lanes, len(rows), passes), size=12, weight="bold")
     y += 12
     cell, height = 22, 14
     for row in sorted(rows):
@@ -1651,7 +1668,7 @@ def figure_step16():
         if g == 0:
             f.text(x0 + 64 + vectors * cell + 10, ry + 11,
                    "pass %d: loads issued before any add" % p, size=10, fill=MUTED)
-    y += len(rows) * (height + 3) + ROWS_WARP_PASSES * 6 + 10
+    y += len(rows) * (height + 3) + passes * 6 + 10
     f.text(x0, y, "A box is one float4; the number is the lane that loads it. Group g = lanes %d g .. %d g + %d reads"
            % (lanes, lanes, lanes - 1), size=12)
     y += 17
