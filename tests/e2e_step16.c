@@ -573,6 +573,54 @@ Test(step16_gpu, auto_launches_the_kernel_the_chooser_picks)
     }
 }
 
+/* Shapes on either side of the warp kernel without heads and tails: it runs where every row is
+ * whole vectors (the copies start on a boundary) and the type is bf16 or a lane loads one vector
+ * of each row (plan.h's WARP_DROPS_EDGES); a row of 33 bf16 or 6 floats has edges, and float
+ * rows of two vectors a lane keep the kernel with them. */
+static const struct {
+    const char *shape, *type;
+    bool without_edges;
+} EDGE_CASES[] = {{"4096x32", "bf16", true},  {"4096x64", "bf16", true},
+                  {"4096x8", "float", true},  {"4096x32", "float", false},
+                  {"4096x33", "bf16", false}, {"4096x6", "float", false}};
+static const char WITHOUT_EDGES[] = "no head or tail";
+
+Test(step16_host, rows_without_edges_are_whole_vectors_of_bf16_or_of_one_vector_a_lane)
+{
+    for (size_t i = 0; i < sizeof EDGE_CASES / sizeof EDGE_CASES[0]; i++) {
+        struct matrix_shape s;
+        enum element_type type = (enum element_type)element_parse(EDGE_CASES[i].type);
+        cr_assert(shape_parse(EDGE_CASES[i].shape, &s));
+        struct rows_launch l = launch_plan(KERNEL_AUTO, s, type, PLANNED_SMS);
+        cr_assert_eq(l.kernel, KERNEL_WARP);
+        bool whole = s.cols % elements_per_vector(type) == 0;
+        cr_expect_eq(whole && WARP_DROPS_EDGES(element_bytes(type), l.vectors_per_lane),
+                     EDGE_CASES[i].without_edges, "%s %s: %u vectors a lane", EDGE_CASES[i].shape,
+                     EDGE_CASES[i].type, l.vectors_per_lane);
+    }
+}
+
+/* The launch line says which of the two warp kernels ran. */
+Test(step16_gpu, the_launch_line_says_when_rows_have_no_head_or_tail)
+{
+    require_gpu("step16");
+    for (size_t i = 0; i < sizeof EDGE_CASES / sizeof EDGE_CASES[0]; i++) {
+        struct finished f = RUN(GPUS_VISIBLE, "-n", EDGE_CASES[i].shape, "--type",
+                                EDGE_CASES[i].type, "--iters", "2", "--no-cub");
+        const char *launch = strstr(f.out, "launch     warp:");
+        cr_expect_eq(f.exit_code, EXIT_CORRECT, "%s: exit %d", EDGE_CASES[i].shape, f.exit_code);
+        cr_expect(launch != NULL, "%s %s launches warp:\n%s", EDGE_CASES[i].shape,
+                  EDGE_CASES[i].type, f.out);
+        if (launch != NULL) {
+            const char *end = strchr(launch, '\n'), *said = strstr(launch, WITHOUT_EDGES);
+            bool says = said != NULL && (end == NULL || said < end);
+            cr_expect_eq(says, EDGE_CASES[i].without_edges, "%s %s:\n%s", EDGE_CASES[i].shape,
+                         EDGE_CASES[i].type, f.out);
+        }
+        finished_free(&f);
+    }
+}
+
 /* --csv: the header, then one row whose columns say what ran and that no row was wrong. */
 Test(step16_gpu, csv_row_names_the_kernel_shape_and_both_cub_timings)
 {
