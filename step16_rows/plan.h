@@ -56,7 +56,7 @@ enum { SPLIT_CHUNK_VECTORS = SPLIT_THREADS * SPLIT_VECTORS_PER_THREAD };
 /* The chooser's thresholds, in bytes of one row (the same for float and bf16):
  * - up to WARP_MOST_ROW_BYTES, one pass of a warp's 32 lanes with 4 vectors each covers the
  *   row: a block per row reads such rows more slowly (2 KiB rows on an H200: 67 % of the peak
- *   against the warp kernel's 84 %, step16's NOTES.md), so a warp takes it, rows_per_warp of
+ *   against the warp kernel's 87 %, step16's NOTES.md), so a warp takes it, rows_per_warp of
  *   them (32 rows of 32 floats: 8 groups of 4 lanes, 4 rows each);
  * - up to BLOCK_MOST_ROW_BYTES, one block pass covers the row (at most 512 threads x 8
  *   vectors): a block per row reads it with every load in flight at once;
@@ -221,9 +221,9 @@ HOST_DEVICE static inline unsigned vectors_per_lane(size_t vectors, unsigned lan
 }
 
 /* Whether a warp launch over rows that all start on a 16-byte boundary takes the kernel
- * without heads and tails (reduce.cu's launch_shape): where those would cost more instructions
- * than the loads and adds, for bf16 (four conversions a word) and with one vector a lane. A
- * macro, so that the kernel's template can test it too. */
+ * without heads and tails (reduce.cu's launch_shape): where those are a large share of its
+ * instructions, for bf16 (four conversions a word) and with one vector a lane. A macro, so
+ * that the kernel's template can test it too. */
 #define WARP_DROPS_EDGES(element_bytes, vectors_per_lane)                                          \
     ((element_bytes) < sizeof(float) || (vectors_per_lane) == 1)
 

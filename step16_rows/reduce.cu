@@ -382,16 +382,16 @@ __global__ __launch_bounds__(SPLIT_THREADS, SPLIT_BLOCKS_PER_SM) void rows_by_sp
 /* ---- the launch ---------------------------------------------------------------------- */
 
 /* Where every row starts on a 16-byte boundary (whole_vectors), the kernel without a head and
- * tail, wherever those cost more instructions than the loads and adds (plan.h's
- * WARP_DROPS_EDGES: bf16, or one vector a lane). There the kernel waits on the issue of
- * instructions, not on the memory; with float rows of 2 or 4 vectors a lane the kernel without
+ * tail, wherever those are a large share of its instructions (plan.h's WARP_DROPS_EDGES: bf16,
+ * or one vector a lane). There the kernel waits on the issue of instructions, not on the
+ * memory; with float rows of 2 or 4 vectors a lane the kernel without
  * them measured level or slower (step16's NOTES.md), so those keep one kernel. */
 template <typename T, unsigned LANES, unsigned VECTORS>
 static cudaError_t launch_shape(const T *in, struct matrix_shape s, bool whole_vectors,
                                 size_t blocks, float *out, cudaStream_t stream)
 {
-    constexpr bool EDGES_COST_MOST = WARP_DROPS_EDGES(sizeof(T), VECTORS);
-    if constexpr (EDGES_COST_MOST)
+    constexpr bool DROPS_EDGES = WARP_DROPS_EDGES(sizeof(T), VECTORS);
+    if constexpr (DROPS_EDGES)
         if (whole_vectors) {
             rows_by_warp<T, LANES, VECTORS, true>
                 <<<(unsigned)blocks, WARP_THREADS, 0, stream>>>(in, s.rows, s.cols, out);

@@ -229,8 +229,8 @@ static void expect_warp_shape_is_launched(size_t vectors, unsigned lanes, unsign
 }
 
 /* The grids each kernel launches for a shape: warp's blocks hold every row (and no block
- * more), its groups' first pass covers a row of up to 2 KiB; block's one block per row, sized to the
- * row; split's blocks per row cover it, none to spare. */
+ * more), its groups' first pass covers a row of up to 2 KiB; block's one block per row, sized
+ * to the row; split's blocks per row cover it, none to spare. */
 static void expect_grid_covers_the_rows(struct matrix_shape s, enum element_type type, int k)
 {
     struct rows_launch l = launch_plan((enum rows_kernel)k, s, type, PLANNED_SMS);
