@@ -45,6 +45,8 @@
 #include "toolbox.h"
 
 enum { WARP_SIZE = 32, LOADS_IN_FLIGHT = 4, TAGS_IN_FLIGHT = 8 };
+/* Each lane of a gathering warp loads all its words at once (at most 4). */
+enum { WARP_GATHER_TAGS = WARP_GATHER_MOST_BLOCKS / WARP_SIZE };
 /* Every lane of the warp takes part in every shuffle. */
 static constexpr unsigned FULL_WARP_MASK = 0xffffffffu;
 
@@ -202,28 +204,28 @@ static __device__ void publish(unsigned long long *tagged_sums, float sum)
         .store(WRITTEN | __float_as_uint(sum), cuda::memory_order_relaxed);
 }
 
-/* The gatherer's thread t adds the sums of blocks t, t + BLOCK_SIZE, ... in that order,
- * loading TAGS_IN_FLIGHT words at a time and loading them again until all are written. */
-template <unsigned BLOCK_SIZE>
+/* The gatherer's first READERS threads: thread t adds the sums of blocks t, t + READERS, ...
+ * in that order, loading TAGS words at a time and loading them again until all are written. */
+template <unsigned READERS, unsigned TAGS>
 static __device__ float gather_block_sums(unsigned long long *tagged_sums, unsigned count)
 {
     float sum = 0.0f;
-    for (unsigned first = threadIdx.x; first < count; first += TAGS_IN_FLIGHT * BLOCK_SIZE) {
-        unsigned long long word[TAGS_IN_FLIGHT];
+    for (unsigned first = threadIdx.x; first < count; first += TAGS * READERS) {
+        unsigned long long word[TAGS];
         bool all_written;
         do {
             all_written = true;
 #pragma unroll
-            for (unsigned k = 0; k < TAGS_IN_FLIGHT; k++) {
-                unsigned i = first + k * BLOCK_SIZE;
+            for (unsigned k = 0; k < TAGS; k++) {
+                unsigned i = first + k * READERS;
                 word[k] = i < count ? published_sum(tagged_sums[i]).load(cuda::memory_order_relaxed)
                                     : WRITTEN;
                 all_written = all_written && word[k] >= WRITTEN;
             }
         } while (!all_written);
 #pragma unroll
-        for (unsigned k = 0; k < TAGS_IN_FLIGHT; k++) {
-            unsigned i = first + k * BLOCK_SIZE;
+        for (unsigned k = 0; k < TAGS; k++) {
+            unsigned i = first + k * READERS;
             sum += __uint_as_float((unsigned)word[k]);
             if (i < count) tagged_sums[i] = 0;
         }
@@ -359,8 +361,14 @@ __global__ __launch_bounds__(BLOCK_SIZE) void reduce_last_block(const float *in,
         unsigned long long *tagged_sums = reinterpret_cast<unsigned long long *>(block_sums);
         if (threadIdx.x == 0) publish(tagged_sums, sum);
         if (start_ticket != gridDim.x - 1) return;
-        __syncthreads(); /* warp 0 is done reading warp_sums before block_sum again */
-        sum = block_sum<BLOCK_SIZE>(gather_block_sums<BLOCK_SIZE>(tagged_sums, gridDim.x));
+        if (gridDim.x <= WARP_GATHER_MOST_BLOCKS) {
+            if (threadIdx.x >= WARP_SIZE) return;
+            sum = warp_sum(gather_block_sums<WARP_SIZE, WARP_GATHER_TAGS>(tagged_sums, gridDim.x));
+        } else {
+            __syncthreads(); /* warp 0 is done reading warp_sums before block_sum again */
+            sum = block_sum<BLOCK_SIZE>(
+                gather_block_sums<BLOCK_SIZE, TAGS_IN_FLIGHT>(tagged_sums, gridDim.x));
+        }
         if (threadIdx.x == 0) {
             *total = sum;
             *ticket_counter = 0; /* every block has drawn its ticket */
@@ -532,7 +540,9 @@ extern "C" unsigned finish_depth(unsigned blocks, unsigned threads, int variant)
 {
     unsigned per_round = threads * FLOATS_PER_VECTOR;
     switch (finish_for(blocks, variant)) {
-    case VARIANT_GATHER:
+    case VARIANT_GATHER: /* a reader's words, then one warp's shuffles or the block's */
+        if (blocks <= WARP_GATHER_MOST_BLOCKS)
+            return (blocks + WARP_SIZE - 1) / WARP_SIZE + WARP_LEVELS;
         return (blocks + threads - 1) / threads + 2 * WARP_LEVELS;
     case VARIANT_BINS:
         return BINS_LEVELS;

@@ -40,8 +40,10 @@ enum { ONE_BLOCK_ELEMENTS = ONE_BLOCK_THREADS * ONE_BLOCK_VECTORS * FLOATS_PER_V
  * VARIANT_BINS, which no option names: the gather's finish for a grid too large to gather. */
 enum { VARIANT_GATHER, VARIANT_TICKET, VARIANT_ATOMIC_ADD, VARIANT_BINS };
 /* The most blocks whose sums the gatherer reads; up to BINS_MOST_BLOCKS, a larger grid adds
- * them into the bins, and past that the ticket finishes. */
-enum { GATHER_MOST_BLOCKS = 2048 };
+ * them into the bins, and past that the ticket finishes. Up to WARP_GATHER_MOST_BLOCKS (4 words
+ * a lane) the gatherer's warp 0 reads them alone: no barrier and no second block sum after the
+ * read. At 256 blocks, 8 words a lane, it measured slower than the whole block (NOTES.md). */
+enum { GATHER_MOST_BLOCKS = 2048, WARP_GATHER_MOST_BLOCKS = 128 };
 /* The bins: one 64-bit word per exponent field of a finite float (a subnormal's is 0), then
  * one each for NaN, +inf and -inf. A word's low COUNT_BITS count the blocks that added to it;
  * the bits above hold the sum of their signed 24-bit significands. With at most

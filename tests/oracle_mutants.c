@@ -54,6 +54,7 @@ static const struct mutant MUTANTS[] = {
     {"step13_gather-gather_total_removed", {NULL}, NULL, NEVER_WRITTEN},
     {"step13_gather-gather_total_if_not_1024", {NULL}, NULL, NEVER_WRITTEN},
     {"step13_gather-gather_total_is_own_block_sum", {NULL}, NULL, STALE},
+    {"step13_gather-warp_gather_total_is_own_block_sum", {NULL}, NULL, STALE},
     {"step13_gather-bins_total_removed", {NULL}, NULL, NEVER_WRITTEN},
     {"step13_gather-ticket_total_removed", {"--variant", "ticket", NULL}, NULL, NEVER_WRITTEN},
     {"step13_gather-ticket_total_if_not_1024", {"--variant", "ticket", NULL}, NULL, NEVER_WRITTEN},

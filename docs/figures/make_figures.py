@@ -33,6 +33,8 @@ ONE_BLOCK_THREADS = 256         # step12_small_n/reduce.h: ONE_BLOCK_THREADS = 2
 ONE_BLOCK_VECTORS = 4           # step12_small_n/reduce.h: ONE_BLOCK_VECTORS = 4
 ONE_BLOCK_ELEMENTS = ONE_BLOCK_THREADS * ONE_BLOCK_VECTORS * FLOATS_PER_VECTOR
 TAGS_IN_FLIGHT = 8              # step13_gather reduce.cu: TAGS_IN_FLIGHT = 8
+WARP_GATHER_MOST_BLOCKS = 128   # step13_gather reduce.h: up to here warp 0 alone gathers
+WARP_GATHER_TAGS = WARP_GATHER_MOST_BLOCKS // WARP_SIZE  # reduce.cu: its words a lane
 SIGNIFICAND_BITS = 23           # step13_gather reduce.cu: SIGNIFICAND_BITS = 23
 FLOAT_EXPONENT_BIAS = 127       # step13_gather reduce.cu: FLOAT_EXPONENT_BIAS = 127
 SCALE_OFFSET = FLOAT_EXPONENT_BIAS + SIGNIFICAND_BITS
@@ -429,11 +431,20 @@ def gather_finish(start_order, load_time):
             "words_after": [0] * grid, "counter_after": 0}
 
 
+def gather_readers(grid, block_size):
+    """step13 reduce_last_block: up to WARP_GATHER_MOST_BLOCKS blocks warp 0 alone gathers,
+    WARP_GATHER_TAGS words a lane at a time; past that the whole block, TAGS_IN_FLIGHT a thread."""
+    if grid <= WARP_GATHER_MOST_BLOCKS:
+        return WARP_SIZE, WARP_GATHER_TAGS
+    return block_size, TAGS_IN_FLIGHT
+
+
 def gather_order(grid, block_size):
-    """step13 gather_block_sums: thread t adds words t, t + BLOCK_SIZE, ... in that order, and
-    block_sum adds the threads' sums by thread index: the words in index order, whatever order
-    they were written in."""
-    return [i for t in range(block_size) for i in range(t, grid, block_size)]
+    """step13 gather_block_sums<READERS, TAGS>: reader t adds words t, t + READERS, ... in that
+    order, and the shuffles (warp_sum, or block_sum) add the readers' sums by their index: the
+    words in index order, whatever order they were written in."""
+    readers, _ = gather_readers(grid, block_size)
+    return [i for t in range(readers) for i in range(t, grid, readers)]
 
 
 # The trips to memory, one after another, that follow the last block's loads (step13's header):
@@ -1562,8 +1573,10 @@ def figure_step13():
     f.text(16, y, "Ticket %d == gridDim.x - 1 tells block %d that every block has started, so every word will come."
            % (grid - 1, gatherer), size=12)
     y += 18
-    f.text(16, y, "After its own loads it reads the %d words (%d at a time per thread), re-reads word %s until written,"
-           % (grid, TAGS_IN_FLIGHT, late_words), size=12)
+    readers, tags = gather_readers(grid, README_BLOCK)
+    who, each = ("its warp 0 reads", "lane") if readers == WARP_SIZE else ("it reads", "thread")
+    f.text(16, y, "After its own loads %s the %d words (%d at a time per %s), re-reads word %s until written,"
+           % (who, grid, tags, each, late_words), size=12)
     y += 18
     f.text(16, y, "adds them in a fixed order (here, index order: the same every run, the same bits), writes the total, zeroes the words.",
            size=12)
