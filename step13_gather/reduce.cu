@@ -10,33 +10,34 @@
  *         "written". A word is stored whole, so whoever sees the flag sees the sum, and no fence is
  *         needed. The block that drew the last ticket knows that every other block has started, so
  *         they will all finish: it waits for their words (all or nearly all there by the time it
- *         has done its own loads), adds them in a fixed order, the same on every run, and
- *         clears them for the next launch. One block reading every word costs more than the
- *         ticket's trips once there are thousands of them, so past GATHER_MOST_BLOCKS blocks each
- *         block adds its sum, with one relaxed atomic, into a bin: a 64-bit integer per exponent
- *         that holds the sum of the significands added to it and how many were. Integers add
- *         exactly, in any order, so the bins end with the same bits on every run; the block that
- *         drew the last ticket reads the 258 bins until their counts make the grid, and turns them
- *         into the total. The ticket alone stays as --variant ticket, to be measured beside it. And
- *         the float4 each thread keeps in flight are not step12's fixed 8. Whatever the variant,
- *         the host takes the fewest of 4 and 8 that make a grid of at most GATHER_MOST_BLOCKS
- *         blocks (one the gatherer can read): with 4, the same bytes in twice the blocks, with
- *         fewer registers, so more of them fit on an SM and, once there are more than fit, the
- *         gatherer starts after most have finished. A larger grid takes the card's count: a card
- *         with more bandwidth per SM needs more bytes on their way (Little's law), so the host
- *         picks 8 or 12 from the card (reduce.h). Up to STREAMING_MOST_L2S times the L2 the loads
- *         are streaming ones (__ldcs), whose lines the caches evict first: an L2 full of another
- *         kernel's dirty lines then keeps them instead of writing them back during this one. Past
- *         LARGE_GRID_BLOCKS blocks of 512 threads, the host takes blocks of 1024 (a rule the ticket
- *         set: each of its blocks waits once for its answer).
- * Profile: per launch, one atomic per block at its start instead of a fence and an atomic at
- *         its end, and past GATHER_MOST_BLOCKS one more, a 64-bit RED that nothing waits
- *         for; the gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time; at
- *         n = 2^22 and 512 threads, 512 blocks of 40 registers a thread with 4 float4 (three
- *         an SM at a time) where 8 make 256 blocks of 50 (two an SM, all at once); with 12,
- *         more registers and fewer blocks an SM, the same bytes in flight per SM but in
- *         blocks that live longer; LDG.E.EF.128 (evict first) where the loads stream, and the
- *         DRAM writes during the kernel after a --flush write. */
+ *         has done its own loads), adds them in a fixed order, the same on every run, and clears
+ *         them for the next launch; up to WARP_GATHER_MOST_BLOCKS words its warp 0 reads them
+ *         alone, so no barrier and no second block sum follow the read. One block reading every
+ *         word costs more than the ticket's trips once there are thousands of them, so past
+ *         GATHER_MOST_BLOCKS blocks each block adds its sum, with one relaxed atomic, into a bin: a
+ *         64-bit integer per exponent that holds the sum of the significands added to it and how
+ *         many were. Integers add exactly, in any order, so the bins end with the same bits on
+ *         every run; the block that drew the last ticket reads the 258 bins until their counts make
+ *         the grid, and turns them into the total. The ticket alone stays as --variant ticket, to
+ *         be measured beside it. And the float4 each thread keeps in flight are not step12's fixed
+ *         8. Whatever the variant, the host takes the fewest of 4 and 8 that make a grid of at most
+ *         GATHER_MOST_BLOCKS blocks (one the gatherer can read): with 4, the same bytes in twice
+ *         the blocks, with fewer registers, so more of them fit on an SM and, once there are more
+ *         than fit, the gatherer starts after most have finished. A larger grid takes the card's
+ *         count: a card with more bandwidth per SM needs more bytes on their way (Little's law), so
+ *         the host picks 8 or 12 from the card (reduce.h). Up to STREAMING_MOST_L2S times the L2
+ *         the loads are streaming ones (__ldcs), whose lines the caches evict first: an L2 full of
+ *         another kernel's dirty lines then keeps them instead of writing them back during this
+ *         one. Past LARGE_GRID_BLOCKS blocks of 512 threads, the host takes blocks of 1024 (a rule
+ *         the ticket set: each of its blocks waits once for its answer).
+ * Profile: per launch, one atomic per block at its start instead of a fence and an atomic at its
+ *         end, and past GATHER_MOST_BLOCKS one more, a 64-bit RED that nothing waits for; the
+ *         gatherer's loads of the sums, each thread TAGS_IN_FLIGHT at a time (each lane of warp 0
+ *         WARP_GATHER_TAGS, for a grid it reads alone); at n = 2^22 and 512 threads, 512 blocks of
+ *         40 registers a thread with 4 float4 (three an SM at a time) where 8 make 256 blocks of 52
+ *         (two an SM, all at once); with 12, more registers and fewer blocks an SM, the same bytes
+ *         in flight per SM but in blocks that live longer; LDG.E.EF.128 (evict first) where the
+ *         loads stream, and the DRAM writes during the kernel after a --flush write. */
 #include <stdint.h>
 #include <cuda/atomic>
 #include <math_constants.h>
